@@ -1,0 +1,139 @@
+package org.rpcrdma4j.codec;
+
+import java.util.Objects;
+
+/**
+ * SegmentList - a pre-sized, reusable array of RDMA segments (RFC 8166 §3.4.3).
+ *
+ * <p>A segment names {@code length} bytes of the peer's registered memory at
+ * {@code offset} under the steering tag {@code handle}. Storage is three
+ * parallel primitive arrays allocated once by the constructor; filling and
+ * clearing allocate nothing. Lengths are XDR unsigned ints and come back
+ * widened to long so no caller meets a negative length.
+ *
+ * <p>Ownership: a list belongs to the {@link ParsedHeader} (or the list) that
+ * created it; only the decoder in this package fills it. Readers MUST NOT keep
+ * values across the next decode into the same header.
+ */
+public final class SegmentList {
+
+    private final int[] handles;
+    private final int[] lengths;
+    private final long[] offsets;
+    private int count;
+    private long totalLength;
+
+    SegmentList(int capacity) {
+        this.handles = new int[capacity];
+        this.lengths = new int[capacity];
+        this.offsets = new long[capacity];
+    }
+
+    /** @return most segments this list can hold, fixed at construction */
+    public int capacity() {
+        return handles.length;
+    }
+
+    /** @return number of segments held */
+    public int count() {
+        return count;
+    }
+
+    /** @return true when no segment is held */
+    public boolean isEmpty() {
+        return count == 0;
+    }
+
+    /**
+     * handle() - steering tag of a segment.
+     *
+     * @param index 0 to {@code count() - 1}
+     * @return the 32-bit handle (R_key)
+     */
+    public int handle(int index) {
+        return handles[Objects.checkIndex(index, count)];
+    }
+
+    /**
+     * length() - length of a segment in bytes.
+     *
+     * @param index 0 to {@code count() - 1}
+     * @return 0 to 2^32 - 1
+     */
+    public long length(int index) {
+        return Integer.toUnsignedLong(lengths[Objects.checkIndex(index, count)]);
+    }
+
+    /**
+     * offset() - remote address (or offset) of a segment.
+     *
+     * @param index 0 to {@code count() - 1}
+     * @return the 64-bit offset as sent
+     */
+    public long offset(int index) {
+        return offsets[Objects.checkIndex(index, count)];
+    }
+
+    /** @return sum of all segment lengths, as 64 bits so it cannot wrap */
+    public long totalLength() {
+        return totalLength;
+    }
+
+    void clear() {
+        count = 0;
+        totalLength = 0;
+    }
+
+    /**
+     * add() - append a segment.
+     *
+     * <p>Assumptions: the counting pass has proven there is room.
+     */
+    void add(int handle, int length, long offset) {
+        insert(count, handle, length, offset);
+    }
+
+    /**
+     * insert() - put a segment at {@code index}, shifting later ones up by one.
+     *
+     * <p>Assumptions: {@code 0 <= index <= count() < capacity()}.
+     */
+    void insert(int index, int handle, int length, long offset) {
+        int tail = count - index;
+        if (tail > 0) {
+            System.arraycopy(handles, index, handles, index + 1, tail);
+            System.arraycopy(lengths, index, lengths, index + 1, tail);
+            System.arraycopy(offsets, index, offsets, index + 1, tail);
+        }
+        handles[index] = handle;
+        lengths[index] = length;
+        offsets[index] = offset;
+        count++;
+        totalLength += Integer.toUnsignedLong(length);
+    }
+
+    /**
+     * contentEquals() - compare a range of this list with a range of another.
+     *
+     * @return true when both ranges hold the same segments in the same order
+     */
+    boolean contentEquals(int from, SegmentList other, int otherFrom, int n) {
+        for (int i = 0; i < n; i++) {
+            if (handles[from + i] != other.handles[otherFrom + i]
+                    || lengths[from + i] != other.lengths[otherFrom + i]
+                    || offsets[from + i] != other.offsets[otherFrom + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void appendTo(StringBuilder sb, int from, int n) {
+        for (int i = from; i < from + n; i++) {
+            sb.append(i == from ? "" : ", ")
+                    .append(Integer.toHexString(handles[i])).append(':')
+                    .append(Integer.toUnsignedString(lengths[i])).append('@')
+                    .append(Long.toHexString(offsets[i]));
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package org.rpcrdma4j.codec;
+
+/**
+ * Sizes and alignment rules of XDR (RFC 4506).
+ *
+ * <p>XDR encodes every item in big-endian units of four bytes; variable-length
+ * and fixed-length opaque data are followed by zero bytes up to the next unit
+ * boundary (RFC 4506 §3.9, §3.10). This class only holds those arithmetic rules,
+ * so readers, writers and the RPC-over-RDMA code state sizes in one vocabulary.
+ */
+public final class Xdr {
+
+    /** Bytes in one XDR unit (RFC 4506 §3: "multiples of four bytes"). */
+    public static final int UNIT_BYTES = 4;
+
+    /** Bytes of an XDR hyper (unsigned) integer, two units (RFC 4506 §4.5). */
+    public static final int HYPER_BYTES = 2 * UNIT_BYTES;
+
+    private Xdr() {
+    }
+
+    /**
+     * roundUp() - round a byte count up to the next XDR unit boundary.
+     *
+     * <p>Assumptions: {@code bytes} is not negative and at most
+     * {@code Long.MAX_VALUE - 3}.
+     *
+     * @param bytes a byte count
+     * @return the smallest multiple of {@link #UNIT_BYTES} not below {@code bytes}
+     */
+    public static long roundUp(long bytes) {
+        return (bytes + (UNIT_BYTES - 1)) & ~(long) (UNIT_BYTES - 1);
+    }
+
+    /**
+     * padding() - number of zero bytes XDR appends after opaque data.
+     *
+     * @param length the length of the opaque data in bytes, not negative
+     * @return 0 to 3
+     */
+    public static int padding(int length) {
+        return (UNIT_BYTES - (length & (UNIT_BYTES - 1))) & (UNIT_BYTES - 1);
+    }
+
+    /**
+     * isAligned() - tell whether a byte offset or length is a whole number of units.
+     *
+     * @param bytes an offset or length in bytes
+     * @return true when {@code bytes} is a multiple of {@link #UNIT_BYTES}
+     */
+    public static boolean isAligned(long bytes) {
+        return (bytes & (UNIT_BYTES - 1)) == 0;
+    }
+
+    /**
+     * wordsToBytes() - size in bytes of a number of XDR units.
+     *
+     * @param words a number of units, not negative and below 2^29
+     * @return {@code words * 4}
+     */
+    public static int wordsToBytes(int words) {
+        return words * UNIT_BYTES;
+    }
+}

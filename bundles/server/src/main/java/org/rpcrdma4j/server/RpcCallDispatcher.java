@@ -1,0 +1,199 @@
+package org.rpcrdma4j.server;
+
+import java.io.IOException;
+import java.nio.channels.CompletionHandler;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcMessageType;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.BadXdrOncRpcException;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns received ONC RPC messages into oncrpc4j calls and runs them on the worker executor.
+ *
+ * <p>This is what oncrpc4j's {@code RpcProtocolFilter} and {@code RpcDispatcher} do for its
+ * own TCP and UDP services, rebuilt for transports that are not Grizzly filter chains
+ * (RPC-over-RDMA), with the same answers, so a program gives identical results over every
+ * transport:
+ * <ul>
+ * <li>an RPC header that {@link RpcCall#accept()} refuses (RPC version, authentication) is
+ *     rejected with the status it names;</li>
+ * <li>no program for (program, version): PROG_UNAVAIL;</li>
+ * <li>the program throws {@link RpcException}: rejected with its status;
+ *     {@link OncRpcException} or another {@link IOException}: GARBAGE_ARGS;
+ *     any other runtime failure: SYSTEM_ERR, logged with its stack trace (which never
+ *     reaches the client).</li>
+ * </ul>
+ * A message of type REPLY (a backchannel reply to a call this host made through the
+ * transport) goes to the transport's reply queue.
+ *
+ * <p>Threading: {@link #receive} may be called from any thread, typically a transport's
+ * completion thread; it never blocks and never runs program code itself.
+ */
+public final class RpcCallDispatcher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RpcCallDispatcher.class);
+
+    /** What became of one received message, for the transport's statistics. */
+    public enum Outcome {
+        /** A call handed to its program on a worker thread. */
+        DISPATCHED,
+        /** A call for a program or version the host does not serve: answered PROG_UNAVAIL. */
+        PROGRAM_UNAVAILABLE,
+        /** A call whose RPC header was refused (version, credentials): answered with a reject. */
+        REJECTED,
+        /** A message too short or malformed to have an RPC header: dropped, logged. */
+        GARBAGE,
+        /** The worker executor refused the call (shutting down, saturated): answered SYSTEM_ERR. */
+        OVERLOADED,
+        /** A backchannel reply matched to its pending call. */
+        REPLY_DELIVERED,
+        /** A backchannel reply with no pending call: dropped. */
+        REPLY_UNMATCHED
+    }
+
+    private final ProgramTable programs;
+    private final Executor workers;
+    private final LongAdder dispatched = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+
+    /**
+     * @param programs the live program table calls are looked up in
+     * @param workers where program code runs; the caller owns it and shuts it down
+     */
+    public RpcCallDispatcher(ProgramTable programs, Executor workers) {
+        this.programs = Objects.requireNonNull(programs, "programs");
+        this.workers = Objects.requireNonNull(workers, "workers");
+    }
+
+    /** The live table of programs served. */
+    public ProgramTable programs() {
+        return programs;
+    }
+
+    /**
+     * Handles one complete RPC message (one record) received by {@code transport}.
+     *
+     * <p>Assumptions: {@code xdr} holds exactly the message, positioned at its first byte,
+     * not yet in decoding mode. Ownership of {@code xdr} passes to the call: the program's
+     * reply is encoded into a fresh {@code Xdr} by oncrpc4j and sent through
+     * {@link RpcTransport#send}.
+     */
+    public Outcome receive(Xdr xdr, RpcTransport transport) {
+        final int xid;
+        final int messageType;
+        try {
+            xdr.beginDecoding();
+            xid = xdr.xdrDecodeInt();
+            messageType = xdr.xdrDecodeInt();
+        } catch (BadXdrOncRpcException e) {
+            LOG.info("Dropping an RPC message from {} too short for an RPC header: {}",
+                    transport.getRemoteSocketAddress(), e.getMessage());
+            return Outcome.GARBAGE;
+        }
+        switch (messageType) {
+            case RpcMessageType.CALL:
+                return receiveCall(xid, xdr, transport);
+            case RpcMessageType.REPLY:
+                return receiveReply(xid, xdr, transport);
+            default:
+                LOG.info("Dropping an RPC message from {} with unknown message type {} (xid {})",
+                        transport.getRemoteSocketAddress(), messageType, Integer.toUnsignedString(xid));
+                return Outcome.GARBAGE;
+        }
+    }
+
+    private Outcome receiveCall(int xid, Xdr xdr, RpcTransport transport) {
+        RpcCall call = new RpcCall(xid, xdr, transport);
+        try {
+            call.accept();
+        } catch (RpcException e) {
+            LOG.info("Rejecting call {} from {}: {}", Integer.toUnsignedString(xid),
+                    transport.getRemoteSocketAddress(), e.getMessage());
+            call.reject(e.getStatus(), e.getRpcReply());
+            return Outcome.REJECTED;
+        } catch (IOException e) {
+            LOG.info("Dropping call {} from {} with an undecodable RPC header: {}",
+                    Integer.toUnsignedString(xid), transport.getRemoteSocketAddress(), e.getMessage());
+            return Outcome.GARBAGE;
+        }
+        return dispatch(call);
+    }
+
+    /**
+     * Runs an accepted call's program on a worker thread, with oncrpc4j's error mapping.
+     */
+    public Outcome dispatch(RpcCall call) {
+        RpcDispatchable program = programs.lookup(call.getProgram(), call.getProgramVersion());
+        if (program == null) {
+            call.failProgramUnavailable();
+            return Outcome.PROGRAM_UNAVAILABLE;
+        }
+        try {
+            workers.execute(() -> runProgram(program, call));
+        } catch (RejectedExecutionException e) {
+            LOG.warn("Worker pool refused call {}: {}", call, e.toString());
+            call.failRpcSystem();
+            return Outcome.OVERLOADED;
+        }
+        dispatched.increment();
+        return Outcome.DISPATCHED;
+    }
+
+    private void runProgram(RpcDispatchable program, RpcCall call) {
+        try {
+            program.dispatchOncRpcCall(call);
+        } catch (RpcException e) {
+            failed.increment();
+            call.reject(e.getStatus(), e.getRpcReply());
+            LOG.warn("Call {} rejected by its program: {}", call, e.getMessage());
+        } catch (OncRpcException e) {
+            failed.increment();
+            call.failRpcGarbage();
+            LOG.warn("Call {} has undecodable arguments: {}", call, e.getMessage());
+        } catch (IOException e) {
+            failed.increment();
+            call.failRpcGarbage();
+            LOG.warn("Call {} failed with an I/O error: {}", call, e.getMessage());
+        } catch (RuntimeException e) {
+            failed.increment();
+            LOG.error("Call {} failed in its program", call, e);
+            call.failRpcSystem();
+        }
+    }
+
+    private Outcome receiveReply(int xid, Xdr xdr, RpcTransport transport) {
+        CompletionHandler<RpcReply, RpcTransport> handler = transport.getReplyQueue().get(xid);
+        if (handler == null) {
+            LOG.info("Dropping a reply from {} with no pending call (xid {})",
+                    transport.getRemoteSocketAddress(), Integer.toUnsignedString(xid));
+            return Outcome.REPLY_UNMATCHED;
+        }
+        try {
+            handler.completed(new RpcReply(xid, xdr, transport), transport);
+        } catch (IOException e) {
+            handler.failed(e, transport);
+        }
+        return Outcome.REPLY_DELIVERED;
+    }
+
+    /** Calls handed to a program since this dispatcher was made. */
+    public long dispatchedCalls() {
+        return dispatched.sum();
+    }
+
+    /** Calls whose program failed (rejected, garbage arguments, system error). */
+    public long failedCalls() {
+        return failed.sum();
+    }
+}

@@ -1,0 +1,140 @@
+package org.rpcrdma4j.server.tcp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcSvc;
+import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.rpcrdma4j.server.HostedTransport;
+import org.rpcrdma4j.server.ProgramTable;
+import org.rpcrdma4j.server.RpcCallDispatcher;
+import org.slf4j.LoggerFactory;
+
+/**
+ * oncrpc4j's own ONC RPC over TCP service as a hosted transport: the host's programs are
+ * registered into an {@link OncRpcSvc} as they come and go.
+ *
+ * <p>oncrpc4j dispatches TCP calls itself (its Grizzly filter chain and worker pool), with
+ * the same error mapping as {@link RpcCallDispatcher}. Nothing is published to a portmapper:
+ * clients are told the port (NFS over TCP: 2049 by convention).
+ */
+public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.Listener {
+
+    /** The conventional NFS port, used when no port is configured. */
+    public static final int DEFAULT_PORT = 2049;
+
+    private final String bindAddress;
+    private final int port;
+    private OncRpcSvc service;
+    private ProgramTable programs;
+
+    /**
+     * @param bindAddress the local address to listen on ("0.0.0.0" for every IPv4 address,
+     *        "::" for every address)
+     * @param port 0 for an ephemeral port, else 1..65535
+     * @throws IllegalArgumentException naming the setting when a value is invalid
+     */
+    public OncRpcTcpTransport(String bindAddress, int port) {
+        this.bindAddress = checkBindAddress(bindAddress);
+        this.port = checkPort(port);
+    }
+
+    /** Checks a TCP port setting: 0 (ephemeral) to 65535. */
+    public static int checkPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+        }
+        return port;
+    }
+
+    /** Checks a bind address setting: a literal IPv4 or IPv6 address, or a resolvable name. */
+    public static String checkBindAddress(String bindAddress) {
+        if (bindAddress == null || bindAddress.isBlank()) {
+            throw new IllegalArgumentException("bindAddress must be an IP address, was empty");
+        }
+        try {
+            InetAddress.getByName(bindAddress.trim());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("bindAddress '" + bindAddress + "' is not an address: "
+                    + e.getMessage(), e);
+        }
+        return bindAddress.trim();
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Locking: the program table calls this transport back under its own lock, so the
+     * listener is added and removed outside this object's monitor (no lock-order inversion).
+     */
+    @Override
+    public void start(RpcCallDispatcher dispatcher) throws IOException {
+        OncRpcSvc svc = new OncRpcSvcBuilder()
+                .withTCP()
+                .withBindAddress(bindAddress)
+                .withPort(port)
+                .withoutAutoPublish()
+                .withWorkerThreadIoStrategy()
+                .withServiceName("rpcrdma4j-tcp")
+                .build();
+        synchronized (this) {
+            if (service != null) {
+                throw new IllegalStateException("TCP transport already started");
+            }
+            svc.start();
+            service = svc;
+            programs = dispatcher.programs();
+        }
+        dispatcher.programs().addListener(this);
+    }
+
+    @Override
+    public void stop() {
+        OncRpcSvc svc;
+        ProgramTable table;
+        synchronized (this) {
+            svc = service;
+            table = programs;
+            service = null;
+            programs = null;
+        }
+        if (svc == null) {
+            return;
+        }
+        table.removeListener(this);
+        try {
+            svc.stop();
+        } catch (IOException e) {
+            LoggerFactory.getLogger(OncRpcTcpTransport.class)
+                    .warn("Stopping the oncrpc4j TCP service failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public synchronized InetSocketAddress localAddress() {
+        return service == null ? null : service.getInetSocketAddress(IpProtocolType.TCP);
+    }
+
+    @Override
+    public synchronized void programAdded(OncRpcProgram program, RpcDispatchable dispatchable) {
+        if (service != null) {
+            service.register(program, dispatchable);
+        }
+    }
+
+    @Override
+    public synchronized void programRemoved(OncRpcProgram program, RpcDispatchable dispatchable) {
+        if (service != null) {
+            service.unregister(program);
+        }
+    }
+}

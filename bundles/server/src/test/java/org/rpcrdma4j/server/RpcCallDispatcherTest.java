@@ -1,0 +1,141 @@
+package org.rpcrdma4j.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
+import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.server.RpcCallDispatcher.Outcome;
+
+/**
+ * The dispatcher gives each kind of call the answer oncrpc4j's own dispatcher gives, byte
+ * for byte in the reply header, with program code run on the executor (here: inline).
+ */
+class RpcCallDispatcherTest {
+
+    private static final Executor INLINE = Runnable::run;
+
+    private final ProgramTable programs = new ProgramTable();
+    private final EchoProgram echo = new EchoProgram();
+    private final CapturingTransport transport = new CapturingTransport();
+    private RpcCallDispatcher dispatcher;
+
+    @BeforeEach
+    void setUp() {
+        programs.register(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), echo);
+        dispatcher = new RpcCallDispatcher(programs, INLINE);
+    }
+
+    private Outcome receive(byte[] message) {
+        return dispatcher.receive(new Xdr(message), transport);
+    }
+
+    private int[] onlyReplyHead() {
+        assertEquals(1, transport.sent.size(), "exactly one reply sent");
+        return RpcMessages.replyHead(transport.sent.get(0));
+    }
+
+    @Test
+    void echoCallIsAnsweredWithItsArgument() {
+        // ECHO of the 5-byte opaque "hello": length word, then the bytes padded to 8.
+        byte[] call = RpcMessages.call(41, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO,
+                5, 0x68656c6c, 0x6f000000);
+        assertEquals(Outcome.DISPATCHED, receive(call));
+        ByteBuffer reply = transport.sent.get(0);
+        assertArrayEquals(new int[] {41, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+        reply.position(24);
+        assertEquals(5, reply.getInt());
+        byte[] body = new byte[5];
+        reply.get(body);
+        assertEquals("hello", new String(body, java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(1, dispatcher.dispatchedCalls());
+    }
+
+    @Test
+    void unknownProgramIsProgUnavail() {
+        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcMessages.call(7, 2, 100099, 1, 0)));
+        assertArrayEquals(new int[] {7, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
+        assertEquals(0, echo.calls.get());
+    }
+
+    @Test
+    void unknownVersionIsProgUnavailAsInOncRpc4j() {
+        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcMessages.call(8, 2, EchoProgram.PROGRAM, 9, 0)));
+        assertArrayEquals(new int[] {8, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
+    }
+
+    @Test
+    void wrongRpcVersionIsDeniedWithRpcMismatch() {
+        assertEquals(Outcome.REJECTED, receive(RpcMessages.call(9, 3, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)));
+        assertArrayEquals(new int[] {9, RpcMessages.MSG_DENIED, RpcRejectStatus.RPC_MISMATCH}, onlyReplyHead());
+        assertEquals(0, echo.calls.get());
+    }
+
+    @Test
+    void programRuntimeFailureIsSystemErrWithoutStackTrace() {
+        receive(RpcMessages.call(10, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_RUNTIME));
+        assertArrayEquals(new int[] {10, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+        assertEquals(24, transport.sent.get(0).remaining(), "the reply carries nothing after the status");
+        assertEquals(1, dispatcher.failedCalls());
+    }
+
+    @Test
+    void undecodableArgumentsAreGarbageArgs() {
+        // ECHO claiming a 1000-byte opaque, with none of its bytes present.
+        receive(RpcMessages.call(11, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, 1000));
+        assertArrayEquals(new int[] {11, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
+    }
+
+    @Test
+    void ioFailureIsGarbageArgsAsInOncRpc4j() {
+        receive(RpcMessages.call(12, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_IO));
+        assertArrayEquals(new int[] {12, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
+    }
+
+    @Test
+    void unknownProcedureIsProcUnavail() {
+        receive(RpcMessages.call(13, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 77));
+        assertArrayEquals(new int[] {13, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROC_UNAVAIL}, onlyReplyHead());
+    }
+
+    @Test
+    void messageShorterThanAnRpcHeaderIsDroppedUnanswered() {
+        assertEquals(Outcome.GARBAGE, receive(new byte[] {0, 0, 0, 1, 0, 0}));
+        assertTrue(transport.sent.isEmpty());
+    }
+
+    @Test
+    void unknownMessageTypeIsDroppedUnanswered() {
+        byte[] message = RpcMessages.call(14, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0);
+        message[7] = 5; // msg_type 5: neither CALL nor REPLY
+        assertEquals(Outcome.GARBAGE, receive(message));
+        assertTrue(transport.sent.isEmpty());
+    }
+
+    @Test
+    void replyWithoutPendingCallIsDropped() {
+        ByteBuffer reply = ByteBuffer.allocate(24);
+        reply.putInt(15).putInt(RpcMessages.REPLY).putInt(0).putInt(0).putInt(0).putInt(0);
+        assertEquals(Outcome.REPLY_UNMATCHED, receive(reply.array()));
+        assertTrue(transport.sent.isEmpty());
+    }
+
+    @Test
+    void refusedByTheWorkerPoolIsSystemErr() {
+        RpcCallDispatcher saturated = new RpcCallDispatcher(programs, task -> {
+            throw new RejectedExecutionException("saturated on purpose");
+        });
+        assertEquals(Outcome.OVERLOADED, saturated.receive(new Xdr(
+                RpcMessages.call(16, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)), transport));
+        assertArrayEquals(new int[] {16, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+        assertEquals(0, echo.calls.get());
+    }
+}

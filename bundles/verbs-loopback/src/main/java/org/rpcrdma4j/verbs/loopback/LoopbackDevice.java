@@ -1,0 +1,58 @@
+package org.rpcrdma4j.verbs.loopback;
+
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/** The single device of a loopback fabric, with the capabilities the fabric was built with. */
+final class LoopbackDevice implements VerbsDevice {
+    final LoopbackFabric fabric;
+    private final String name;
+    private final DeviceCapabilities capabilities;
+
+    LoopbackDevice(LoopbackFabric fabric, String name, DeviceCapabilities capabilities) {
+        this.fabric = fabric;
+        this.name = name;
+        this.capabilities = capabilities;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DeviceCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() throws VerbsException {
+        fabric.checkOpen();
+        return new LoopbackProtectionDomain(this);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) throws VerbsException {
+        if (capacity < 1 || capacity > capabilities.maxCompletionQueueEntries()) {
+            throw new VerbsException("completion queue capacity " + capacity + " outside 1.." + capabilities.maxCompletionQueueEntries(), Errno.EINVAL);
+        }
+        fabric.lock.lock();
+        try {
+            fabric.checkOpen();
+            LoopbackCompletionQueue queue = new LoopbackCompletionQueue(this, capacity);
+            fabric.addCompletionQueue(queue);
+            return queue;
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LoopbackDevice[" + name + "]";
+    }
+}

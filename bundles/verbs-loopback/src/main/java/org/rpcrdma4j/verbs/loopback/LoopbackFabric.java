@@ -1,0 +1,410 @@
+package org.rpcrdma4j.verbs.loopback;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.VerbsProvider;
+
+/**
+ * An in-JVM RDMA fabric: one device, a key table, the queue pairs and listeners of every
+ * connection manager opened on it, and the engine that executes posted work.
+ *
+ * <p>{@link FabricMode#DETERMINISTIC}: nothing executes until the test calls {@link #step()}
+ * (one send-queue work request, or one RNR retry, per step, queue pairs served round-robin, one
+ * tick of the completion-delay clock) or {@link #runUntilIdle()}. Connection management is
+ * synchronous in both modes: its events are queued at once.
+ * {@link FabricMode#THREADED}: a daemon thread, started with the first queue pair, executes work
+ * as it is posted.
+ *
+ * <p>Threading: every method is safe from any thread; all state of the fabric and of the objects
+ * created on it is guarded by one lock. Ownership: the creator owns the fabric and MUST
+ * {@link #close()} it; closing stops the thread and makes new resources fail with EBADF.
+ */
+public final class LoopbackFabric implements AutoCloseable {
+    /** The capabilities of a default loopback device: an InfiniBand-like HCA with FRMR. */
+    public static final DeviceCapabilities DEFAULT_CAPABILITIES =
+            new DeviceCapabilities(TransportType.INFINIBAND, 16, 16, 16, 256, 16384, 65536, 16, 16, true, true, 64 << 20);
+
+    private static final int MAX_STEPS_UNTIL_IDLE = 10_000_000;
+    private static final int THREAD_BATCH = 64;
+    private static final long ADDRESS_BASE = 0x7f00_0000_0000L;
+    private static final int PAGE = 4096;
+
+    final ReentrantLock lock = new ReentrantLock();
+    final KeyTable keys = new KeyTable();
+    final LoopbackFaults faults = new LoopbackFaults(this);
+    private final Condition workAvailable = lock.newCondition();
+    private final FabricMode mode;
+    private final long rnrTimerNanos;
+    private final LoopbackDevice device;
+    private final SendExecutor executor;
+    private final LoopbackProvider provider;
+    private final List<LoopbackQueuePair> queuePairs = new ArrayList<>();
+    private final List<LoopbackCompletionQueue> completionQueues = new ArrayList<>();
+    private final Map<InetSocketAddress, LoopbackListeningEndpoint> listeners = new HashMap<>();
+    private long tick;
+    private int roundRobin;
+    private long nextAddress = ADDRESS_BASE;
+    private int nextQueuePairNumber = 0x100;
+    private int nextPort = 40000;
+    private boolean timedWaitNeeded;
+    private boolean closed;
+    private Thread thread;
+
+    private LoopbackFabric(Builder builder) {
+        this.mode = builder.mode;
+        this.rnrTimerNanos = builder.rnrTimer.toNanos();
+        this.device = new LoopbackDevice(this, builder.deviceName, builder.capabilities);
+        this.executor = new SendExecutor(this, Math.max(builder.capabilities.maxSendSge(), builder.capabilities.maxReceiveSge()));
+        this.provider = new LoopbackProvider(this, false);
+    }
+
+    /** @return a deterministic fabric with the default capabilities */
+    public static LoopbackFabric deterministic() {
+        return builder().mode(FabricMode.DETERMINISTIC).build();
+    }
+
+    /** @return a threaded fabric with the default capabilities */
+    public static LoopbackFabric threaded() {
+        return builder().mode(FabricMode.THREADED).build();
+    }
+
+    /** @return a builder (deterministic, default capabilities, 100 µs RNR timer) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the provider view of this fabric (its single device, its connection managers) */
+    public VerbsProvider provider() {
+        return provider;
+    }
+
+    /** @return the fabric's device */
+    public VerbsDevice device() {
+        return device;
+    }
+
+    /** @return the mode */
+    public FabricMode mode() {
+        return mode;
+    }
+
+    /** @return the fault injector */
+    public LoopbackFaults faults() {
+        return faults;
+    }
+
+    /** @return the number of ticks so far */
+    public long ticks() {
+        lock.lock();
+        try {
+            return tick;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Deterministic mode: advances the fabric by one tick and executes at most one send-queue work
+     * request (or one RNR retry), taking queue pairs round-robin.
+     *
+     * @return whether anything happened or is still held back: a request executed or retried, or
+     *         a delayed completion is not yet visible
+     * @throws IllegalStateException in threaded mode
+     */
+    public boolean step() {
+        checkDeterministic();
+        lock.lock();
+        try {
+            return stepLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Deterministic mode: steps until nothing is left to do (sends waiting for receives under an
+     * infinite RNR retry count do not count as work).
+     *
+     * @return the number of productive steps
+     * @throws IllegalStateException in threaded mode, or when the fabric does not settle
+     */
+    public int runUntilIdle() {
+        checkDeterministic();
+        lock.lock();
+        try {
+            int steps = 0;
+            while (stepLocked()) {
+                if (++steps > MAX_STEPS_UNTIL_IDLE) {
+                    throw new IllegalStateException("the fabric did not settle within " + MAX_STEPS_UNTIL_IDLE + " steps");
+                }
+            }
+            return steps;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the fabric thread; later resource creation fails with EBADF. Closing twice does nothing. */
+    @Override
+    public void close() {
+        Thread running;
+        lock.lock();
+        try {
+            closed = true;
+            running = thread;
+            workAvailable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- package-private, under the lock unless stated ----
+
+    DeviceCapabilities capabilities() {
+        return device.capabilities();
+    }
+
+    long tick() {
+        return tick;
+    }
+
+    void checkOpen() throws VerbsException {
+        if (closed) {
+            throw new VerbsException("loopback fabric is closed", Errno.EBADF);
+        }
+    }
+
+    long allocateAddressRange(int length) {
+        long base = nextAddress;
+        nextAddress += ((long) length + PAGE - 1) / PAGE * PAGE + PAGE;
+        return base;
+    }
+
+    void addCompletionQueue(LoopbackCompletionQueue queue) {
+        completionQueues.add(queue);
+    }
+
+    void removeCompletionQueue(LoopbackCompletionQueue queue) {
+        completionQueues.remove(queue);
+    }
+
+    int nextQueuePairNumber() {
+        return nextQueuePairNumber++;
+    }
+
+    void addQueuePair(LoopbackQueuePair queuePair) {
+        queuePairs.add(queuePair);
+        if (mode == FabricMode.THREADED && thread == null) {
+            thread = new Thread(this::runFabricThread, "rpcrdma4j-loopback-fabric");
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    void removeQueuePair(LoopbackQueuePair queuePair) {
+        queuePairs.remove(queuePair);
+    }
+
+    /** Something was posted or changed state: wake the fabric thread. */
+    void workPosted() {
+        if (mode == FabricMode.THREADED) {
+            workAvailable.signal();
+        }
+    }
+
+    /**
+     * Whether a SEND waiting for a receive may use up an RNR retry now. Deterministic: every step.
+     * Threaded: once per RNR timer period.
+     */
+    boolean rnrTimerExpired(SendSlot slot) {
+        if (mode == FabricMode.DETERMINISTIC) {
+            return true;
+        }
+        timedWaitNeeded = true;
+        long now = System.nanoTime();
+        if (slot.rnrNextAttemptNanos != 0 && now - slot.rnrNextAttemptNanos < 0) {
+            return false;
+        }
+        slot.rnrNextAttemptNanos = now + rnrTimerNanos;
+        return true;
+    }
+
+    LoopbackListeningEndpoint listenerAt(InetSocketAddress address) {
+        LoopbackListeningEndpoint exact = listeners.get(address);
+        if (exact != null) {
+            return exact;
+        }
+        return listeners.get(new InetSocketAddress(wildcard(address.getAddress()), address.getPort()));
+    }
+
+    InetSocketAddress bind(InetSocketAddress requested, LoopbackListeningEndpoint endpoint) throws VerbsException {
+        InetSocketAddress address = requested.getPort() != 0 ? requested : new InetSocketAddress(requested.getAddress(), allocatePort());
+        if (listeners.containsKey(address)) {
+            throw new VerbsException("address in use: " + address, Errno.EADDRINUSE);
+        }
+        listeners.put(address, endpoint);
+        return address;
+    }
+
+    void unbind(InetSocketAddress address) {
+        listeners.remove(address);
+    }
+
+    int allocatePort() {
+        int port;
+        do {
+            port = nextPort++;
+            if (nextPort > 65535) {
+                nextPort = 40000;
+            }
+        } while (isBoundPort(port));
+        return port;
+    }
+
+    private boolean isBoundPort(int port) {
+        for (InetSocketAddress bound : listeners.keySet()) {
+            if (bound.getPort() == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static InetAddress wildcard(InetAddress address) {
+        try {
+            return InetAddress.getByAddress(new byte[address.getAddress().length]);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private boolean stepLocked() {
+        tick++;
+        boolean heldBack = false;
+        for (int i = 0; i < completionQueues.size(); i++) {
+            heldBack |= completionQueues.get(i).onTick(tick);
+        }
+        if (heldBack) {
+            timedWaitNeeded = true;
+        }
+        int n = queuePairs.size();
+        for (int i = 0; i < n; i++) {
+            int at = (roundRobin + i) % n;
+            LoopbackQueuePair queuePair = queuePairs.get(at);
+            if (queuePair.hasPendingSend() && executor.executeHead(queuePair) != SendExecutor.WAITING) {
+                roundRobin = at + 1;
+                return true;
+            }
+        }
+        return heldBack && mode == FabricMode.DETERMINISTIC;
+    }
+
+    private void checkDeterministic() {
+        if (mode != FabricMode.DETERMINISTIC) {
+            throw new IllegalStateException("the fabric is threaded: it drives itself");
+        }
+    }
+
+    private void runFabricThread() {
+        lock.lock();
+        try {
+            while (!closed) {
+                timedWaitNeeded = false;
+                boolean progress = false;
+                for (int i = 0; i < THREAD_BATCH && stepLocked(); i++) {
+                    progress = true;
+                }
+                if (progress) {
+                    lock.unlock();
+                    Thread.yield();
+                    lock.lock();
+                } else if (timedWaitNeeded) {
+                    workAvailable.awaitNanos(rnrTimerNanos);
+                } else {
+                    workAvailable.await();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Builds a {@link LoopbackFabric}. */
+    public static final class Builder {
+        private FabricMode mode = FabricMode.DETERMINISTIC;
+        private DeviceCapabilities capabilities = DEFAULT_CAPABILITIES;
+        private String deviceName = "loopback0";
+        private Duration rnrTimer = Duration.ofNanos(100_000);
+
+        private Builder() {
+        }
+
+        /**
+         * @param mode deterministic or threaded
+         * @return this builder
+         */
+        public Builder mode(FabricMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * @param capabilities what the device reports and enforces (e.g. no fast registration, to
+         *        behave like user-space verbs; iWARP, to require REMOTE_WRITE on READ sinks)
+         * @return this builder
+         */
+        public Builder capabilities(DeviceCapabilities capabilities) {
+            this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+            return this;
+        }
+
+        /**
+         * @param name the device name
+         * @return this builder
+         */
+        public Builder deviceName(String name) {
+            this.deviceName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * @param timer threaded mode: the wait between two RNR retries
+         * @return this builder
+         */
+        public Builder rnrTimer(Duration timer) {
+            if (timer.isNegative() || timer.isZero()) {
+                throw new IllegalArgumentException("rnrTimer must be positive: " + timer);
+            }
+            this.rnrTimer = timer;
+            return this;
+        }
+
+        /** @return the fabric */
+        public LoopbackFabric build() {
+            return new LoopbackFabric(this);
+        }
+    }
+}

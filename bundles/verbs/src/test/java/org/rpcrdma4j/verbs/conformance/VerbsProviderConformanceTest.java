@@ -1,0 +1,600 @@
+package org.rpcrdma4j.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.CompletionOpcode;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.CompletionStatus;
+import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.ConnectionManager;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.FastRegistrationRegion;
+import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePairState;
+import org.rpcrdma4j.verbs.ReceiveWorkRequest;
+import org.rpcrdma4j.verbs.SendOpcode;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * The verbs provider conformance suite: every provider MUST pass it.
+ *
+ * <p>Reuse: depend on {@code org.rpcrdma4j:rpcrdma4j-verbs:test-jar} (test scope), subclass this
+ * class and implement {@link #createFixture()}; a provider without hardware skips with
+ * {@code assumeTrue} in it. Tests of optional features (fast registration, remote invalidation)
+ * skip themselves by the device's capabilities. Nothing here measures time: waits are bounded
+ * only to fail instead of hanging.
+ */
+public abstract class VerbsProviderConformanceTest {
+    private static final int ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
+
+    /** The fixture of the current test. */
+    protected ConformanceFixture fixture;
+    /** Waiting helpers over the fixture. */
+    protected Harness harness;
+    private ConnectedPair pair;
+
+    /**
+     * Creates the provider fixture of one test; call {@code assumeTrue} here to skip where the
+     * provider cannot run (no RDMA device).
+     *
+     * @return a fresh fixture, closed after the test
+     */
+    protected abstract ConformanceFixture createFixture() throws Exception;
+
+    @BeforeEach
+    final void openFixture() throws Exception {
+        fixture = createFixture();
+        harness = new Harness(fixture);
+    }
+
+    @AfterEach
+    final void closeFixture() throws Exception {
+        try {
+            if (pair != null) {
+                pair.close();
+            }
+        } finally {
+            fixture.close();
+        }
+    }
+
+    private ConnectedPair connect(PairOptions options) throws Exception {
+        pair = ConnectedPair.open(fixture, options);
+        return pair;
+    }
+
+    private VerbsDevice device() throws VerbsException {
+        return fixture.provider().devices().get(0);
+    }
+
+    // ---- provider, devices, memory ----
+
+    @Test
+    void providerNamesItselfAndListsADeviceWithSaneCapabilities() throws Exception {
+        assertFalse(fixture.provider().name().isBlank());
+        DeviceCapabilities c = device().capabilities();
+        assertTrue(c.maxSendSge() >= 1 && c.maxReadSge() >= 1 && c.maxOutstandingReads() >= 1);
+        assertTrue(c.maxQueueDepth() >= 16, "max queue depth " + c.maxQueueDepth());
+    }
+
+    @Test
+    void registrationGivesKeysAndAddressesAndRejectsBadBuffersAndFlags() throws Exception {
+        try (ProtectionDomain pd = device().allocateProtectionDomain()) {
+            VerbsException heap = assertThrows(VerbsException.class, () -> pd.registerMemory(ByteBuffer.allocate(64), Access.LOCAL_WRITE));
+            assertEquals(Errno.EINVAL, heap.errno());
+            VerbsException flags = assertThrows(VerbsException.class, () -> pd.registerMemory(ByteBuffer.allocateDirect(64), Access.REMOTE_WRITE));
+            assertEquals(Errno.EINVAL, flags.errno());
+            ByteBuffer buffer = ByteBuffer.allocateDirect(8192);
+            MemoryRegion region = pd.registerMemory(buffer, ALL);
+            try {
+                assertEquals(8192, region.length());
+                assertEquals(ALL, region.access());
+                assertEquals(region.address() + 100, region.addressOf(100));
+                assertSame(buffer, region.buffer());
+            } finally {
+                region.deregister();
+            }
+        }
+    }
+
+    @Test
+    void protectionDomainInUseCannotBeClosed() throws Exception {
+        ProtectionDomain pd = device().allocateProtectionDomain();
+        MemoryRegion region = pd.registerMemory(ByteBuffer.allocateDirect(64), Access.LOCAL_WRITE);
+        assertEquals(Errno.EBUSY, assertThrows(VerbsException.class, pd::close).errno());
+        region.deregister();
+        pd.close();
+        pd.close();
+    }
+
+    @Test
+    void completionQueueCapacityIsCheckedAndPollOfAnEmptyQueueReturnsZero() throws Exception {
+        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> device().createCompletionQueue(0)).errno());
+        try (CompletionQueue cq = device().createCompletionQueue(8)) {
+            assertTrue(cq.capacity() >= 8);
+            assertEquals(0, cq.poll(new WorkCompletion[] {new WorkCompletion()}, 1));
+        }
+    }
+
+    // ---- connection management ----
+
+    @Test
+    void connectAndAcceptExchangePrivateDataAndAddresses() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        assertArrayEquals(ConnectedPair.CONNECT_DATA, p.connectRequest.privateData());
+        assertEquals(p.client.connection().localAddress().getPort(), p.connectRequest.peerAddress().getPort());
+        assertEquals(p.client.connection().localAddress(), p.server.connection().remoteAddress());
+        assertArrayEquals(ConnectedPair.ACCEPT_DATA, p.clientEstablished.privateData());
+        assertEquals(QueuePairState.READY_TO_SEND, p.client.queuePair().state());
+        assertEquals(QueuePairState.READY_TO_SEND, p.server.queuePair().state());
+    }
+
+    @Test
+    void rejectReachesTheClientWithItsPrivateData() throws Exception {
+        pair = ConnectedPair.requested(fixture, PairOptions.defaults());
+        byte[] reason = {1, 2, 3, 4};
+        pair.connectRequest.connection().reject(ByteBuffer.wrap(reason));
+        SeenEvent rejected = pair.clientEvents.await(ConnectionEventType.REJECTED);
+        assertArrayEquals(reason, rejected.privateData());
+    }
+
+    @Test
+    void connectingWhereNobodyListensFails() throws Exception {
+        try (ConnectionManager manager = fixture.provider().openConnectionManager();
+                ConnectionManager probe = fixture.provider().openConnectionManager()) {
+            java.net.InetSocketAddress unused;
+            try (var listener = probe.listen(fixture.listenAddress(), 1)) {
+                unused = listener.localAddress();
+            }
+            Side side = new Side();
+            try {
+                side.open(manager.createConnection(null, unused, Duration.ofSeconds(5)), PairOptions.defaults());
+                side.connection().connect(ByteBuffer.wrap(ConnectedPair.CONNECT_DATA));
+                Harness.Events events = new Harness.Events(manager);
+                assertNotEquals(null, events.await(ConnectionEventType.REJECTED));
+            } finally {
+                side.close();
+            }
+        }
+    }
+
+    @Test
+    void tooMuchPrivateDataAndPostingBeforeConnectFailSynchronously() throws Exception {
+        pair = ConnectedPair.requested(fixture, PairOptions.defaults());
+        Connection request = pair.connectRequest.connection();
+        pair.server.open(request, PairOptions.defaults());
+        SendWorkRequest send = new SendWorkRequest(1).reset(SendOpcode.SEND, 1, SendWorkRequest.SIGNALED);
+        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> pair.server.queuePair().postSend(send)).errno());
+        ByteBuffer tooLong = ByteBuffer.allocate(Connection.MAX_ACCEPT_PRIVATE_DATA + 1);
+        assertEquals(Errno.EINVAL, assertThrows(VerbsException.class, () -> request.accept(tooLong)).errno());
+    }
+
+    @Test
+    void disconnectFlushesBothSidesAndBothSeeDisconnected() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion clientBuffer = p.client.register(256, Access.LOCAL_WRITE);
+        MemoryRegion serverBuffer = p.server.register(256, Access.LOCAL_WRITE);
+        postReceive(p.client, clientBuffer, 0, 256, 11);
+        postReceive(p.server, serverBuffer, 0, 256, 22);
+        p.client.connection().disconnect();
+        p.clientEvents.await(ConnectionEventType.DISCONNECTED);
+        p.serverEvents.await(ConnectionEventType.DISCONNECTED);
+        WorkCompletion client = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
+        WorkCompletion server = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        assertEquals(11, client.id());
+        assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, client.status());
+        assertEquals(22, server.id());
+        assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, server.status());
+    }
+
+    // ---- SEND / RECV ----
+
+    @Test
+    void sendLandsInThePeersNextReceive() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(4096, 0);
+        MemoryRegion sink = p.server.register(4096, Access.LOCAL_WRITE);
+        fill(source.buffer(), 0, 300, 7);
+        postReceive(p.server, sink, 100, 1000, 42);
+        p.client.queuePair().postSend(new SendWorkRequest(2).reset(SendOpcode.SEND, 43, SendWorkRequest.SIGNALED).addSge(source, 0, 300));
+        WorkCompletion received = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        WorkCompletion sent = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
+        assertEquals(42, received.id());
+        assertEquals(CompletionStatus.SUCCESS, received.status());
+        assertEquals(CompletionOpcode.RECV, received.opcode());
+        assertEquals(300, received.byteCount());
+        assertEquals(p.server.queuePair().number(), received.queuePairNumber());
+        assertFalse(received.hasInvalidatedKey());
+        assertEquals(43, sent.id());
+        assertEquals(CompletionOpcode.SEND, sent.opcode());
+        assertEquals(CompletionStatus.SUCCESS, sent.status());
+        assertBytes(sink.buffer(), 100, 300, 7);
+    }
+
+    @Test
+    void sendGathersAndReceiveScattersOverSeveralSges() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(1024, 0);
+        MemoryRegion sink = p.server.register(1024, Access.LOCAL_WRITE);
+        fill(source.buffer(), 0, 1024, 1);
+        ReceiveWorkRequest receive = new ReceiveWorkRequest(2).id(1).sgeCount(2);
+        receive.sge(0).set(sink, 0, 10);
+        receive.sge(1).set(sink, 500, 100);
+        p.server.queuePair().postReceive(receive);
+        p.client.queuePair().postSend(new SendWorkRequest(2).reset(SendOpcode.SEND, 2, SendWorkRequest.SIGNALED)
+                .addSge(source, 0, 50).addSge(source, 900, 40));
+        assertEquals(90, harness.awaitCompletions(p.server.completionQueue(), 1)[0].byteCount());
+        harness.awaitCompletions(p.client.completionQueue(), 1);
+        ByteBuffer expected = ByteBuffer.allocate(90);
+        expected.put(source.buffer().duplicate().position(0).limit(50)).put(source.buffer().duplicate().position(900).limit(940));
+        ByteBuffer actual = ByteBuffer.allocate(90);
+        actual.put(sink.buffer().duplicate().position(0).limit(10)).put(sink.buffer().duplicate().position(500).limit(580));
+        assertEquals(expected.flip(), actual.flip());
+    }
+
+    @Test
+    void receivesCompleteInPostOrder() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(64, 0);
+        MemoryRegion sink = p.server.register(64 * 8, Access.LOCAL_WRITE);
+        SendWorkRequest send = new SendWorkRequest(1);
+        for (int i = 0; i < 8; i++) {
+            postReceive(p.server, sink, i * 64, 64, 100 + i);
+        }
+        for (int i = 0; i < 8; i++) {
+            source.buffer().put(0, (byte) i);
+            send.reset(SendOpcode.SEND, i, SendWorkRequest.SIGNALED).addSge(source, 0, 1 + i);
+            p.client.queuePair().postSend(send);
+            harness.awaitCompletions(p.client.completionQueue(), 1);
+        }
+        WorkCompletion[] received = harness.awaitCompletions(p.server.completionQueue(), 8);
+        for (int i = 0; i < 8; i++) {
+            assertEquals(100 + i, received[i].id());
+            assertEquals(1 + i, received[i].byteCount());
+            assertEquals((byte) i, sink.buffer().get(i * 64));
+        }
+    }
+
+    @Test
+    void receiveTooSmallFailsBothSidesAndFlushesTheRest() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(256, 0);
+        MemoryRegion sink = p.server.register(256, Access.LOCAL_WRITE);
+        postReceive(p.server, sink, 0, 16, 1);
+        postReceive(p.server, sink, 16, 16, 2);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND, 3, SendWorkRequest.SIGNALED).addSge(source, 0, 100));
+        WorkCompletion[] server = harness.awaitCompletions(p.server.completionQueue(), 2);
+        assertEquals(1, server[0].id());
+        assertEquals(CompletionStatus.LOCAL_LENGTH_ERROR, server[0].status());
+        assertEquals(2, server[1].id());
+        assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, server[1].status());
+        WorkCompletion client = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
+        assertEquals(3, client.id());
+        assertNotEquals(CompletionStatus.SUCCESS, client.status());
+        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
+    }
+
+    @Test
+    void sendWithoutReceiveFailsWithRnrRetryExceeded() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults().withRnrRetryCount(0));
+        MemoryRegion source = p.client.register(64, 0);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND, 9, SendWorkRequest.SIGNALED).addSge(source, 0, 64));
+        WorkCompletion sent = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
+        assertEquals(9, sent.id());
+        assertEquals(CompletionStatus.RNR_RETRY_EXCEEDED, sent.status());
+        assertEquals(QueuePairState.ERROR, p.client.queuePair().state());
+    }
+
+    @Test
+    void badLocalKeyFailsOnlyTheRequesterWithLocalProtectionError() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(64, 0);
+        SendWorkRequest send = new SendWorkRequest(1).reset(SendOpcode.SEND, 5, SendWorkRequest.SIGNALED).sgeCount(1);
+        send.sge(0).set(source.address(), 64, source.lkey() ^ 0x5a5a00);
+        p.client.queuePair().postSend(send);
+        assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, harness.awaitCompletions(p.client.completionQueue(), 1)[0].status());
+    }
+
+    // ---- RDMA READ / WRITE and remote access checks ----
+
+    @Test
+    void rdmaReadMovesThePeersBytesIntoTheSink() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion exposed = p.client.register(65536, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        MemoryRegion sink = p.server.register(65536, readSinkAccess());
+        fill(exposed.buffer(), 0, 65536, 3);
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 77, SendWorkRequest.SIGNALED)
+                .addSge(sink, 4, 40000).remote(exposed.addressOf(1000), exposed.rkey()));
+        WorkCompletion read = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        assertEquals(CompletionStatus.SUCCESS, read.status());
+        assertEquals(CompletionOpcode.RDMA_READ, read.opcode());
+        assertEquals(40000, read.byteCount());
+        assertEquals(exposed.buffer().slice(1000, 40000), sink.buffer().slice(4, 40000));
+    }
+
+    @Test
+    void rdmaWriteMovesBytesIntoThePeersRegion() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion target = p.client.register(8192, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        MemoryRegion source = p.server.register(8192, 0);
+        fill(source.buffer(), 0, 8192, 9);
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, 78, SendWorkRequest.SIGNALED)
+                .addSge(source, 0, 5000).remote(target.addressOf(3000), target.rkey()));
+        WorkCompletion write = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        assertEquals(CompletionStatus.SUCCESS, write.status());
+        assertEquals(CompletionOpcode.RDMA_WRITE, write.opcode());
+        assertEquals(source.buffer().slice(0, 5000), target.buffer().slice(3000, 5000));
+    }
+
+    @Test
+    void readWithAWrongRkeyFailsAndFlushesEverythingOutstanding() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion exposed = p.client.register(4096, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        MemoryRegion sink = p.server.register(4096, readSinkAccess());
+        postReceive(p.server, sink, 0, 64, 500);
+        SendWorkRequest bad = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 501, SendWorkRequest.SIGNALED)
+                .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey() ^ 0x700);
+        SendWorkRequest after = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 502, 0)
+                .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey());
+        p.server.queuePair().postSend(bad.next(after));
+        WorkCompletion[] done = harness.awaitCompletions(p.server.completionQueue(), 3);
+        assertStatus(done, 501, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertStatus(done, 502, CompletionStatus.WORK_REQUEST_FLUSHED);
+        assertStatus(done, 500, CompletionStatus.WORK_REQUEST_FLUSHED);
+        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 503, 0)
+                .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey()));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 503, CompletionStatus.WORK_REQUEST_FLUSHED);
+    }
+
+    @Test
+    void readBeyondTheRegionOrWithoutRemoteReadFailsWithRemoteAccessError() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion exposed = p.client.register(4096, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        MemoryRegion sink = p.server.register(8192, readSinkAccess());
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 1, SendWorkRequest.SIGNALED)
+                .addSge(sink, 0, 200).remote(exposed.addressOf(4000), exposed.rkey()));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 1, CompletionStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void writeWithoutRemoteWriteAccessFailsWithRemoteAccessError() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion readOnly = p.client.register(4096, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        MemoryRegion source = p.server.register(4096, 0);
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, 2, SendWorkRequest.SIGNALED)
+                .addSge(source, 0, 100).remote(readOnly.address(), readOnly.rkey()));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 2, CompletionStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void aDeregisteredRegionsKeyStopsWorking() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion exposed = p.client.protectionDomain().registerMemory(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE | Access.REMOTE_READ);
+        long address = exposed.address();
+        int rkey = exposed.rkey();
+        exposed.deregister();
+        MemoryRegion sink = p.server.register(4096, readSinkAccess());
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 3, SendWorkRequest.SIGNALED)
+                .addSge(sink, 0, 100).remote(address, rkey));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 3, CompletionStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    // ---- queues: depth, retirement, polling, notification ----
+
+    @Test
+    void postingBeyondTheReceiveQueueDepthFailsSynchronously() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
+        MemoryRegion sink = p.server.register(1024, Access.LOCAL_WRITE);
+        ReceiveWorkRequest[] chain = new ReceiveWorkRequest[5];
+        for (int i = 0; i < 5; i++) {
+            chain[i] = new ReceiveWorkRequest(1).buffer(sink, i * 64, 64).id(i);
+            if (i > 0) {
+                chain[i - 1].next(chain[i]);
+            }
+        }
+        VerbsException full = assertThrows(VerbsException.class, () -> p.server.queuePair().postReceive(chain[0]));
+        assertEquals(Errno.ENOMEM, full.errno());
+        assertEquals(4, full.failedIndex());
+    }
+
+    @Test
+    void postingBeyondTheSendQueueDepthFailsSynchronously() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
+        MemoryRegion source = p.client.register(64, 0);
+        SendWorkRequest send = new SendWorkRequest(1);
+        for (int i = 0; i < 4; i++) {
+            p.client.queuePair().postSend(send.reset(SendOpcode.SEND, i, SendWorkRequest.SIGNALED).addSge(source, 0, 8));
+        }
+        VerbsException full = assertThrows(VerbsException.class,
+                () -> p.client.queuePair().postSend(send.reset(SendOpcode.SEND, 4, SendWorkRequest.SIGNALED).addSge(source, 0, 8)));
+        assertEquals(Errno.ENOMEM, full.errno());
+        assertEquals(0, full.failedIndex());
+    }
+
+    @Test
+    void pollTakesAtMostMaxAndLeavesTheRest() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion sink = p.server.register(1024, Access.LOCAL_WRITE);
+        for (int i = 0; i < 3; i++) {
+            postReceive(p.server, sink, i * 64, 64, i);
+        }
+        p.server.connection().disconnect();
+        harness.settle();
+        WorkCompletion[] reused = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+        int first = p.server.completionQueue().poll(reused, 2);
+        assertEquals(2, first);
+        assertEquals(0, reused[0].id());
+        assertEquals(1, reused[1].id());
+        assertEquals(1, p.server.completionQueue().poll(reused, 3));
+        assertEquals(2, reused[0].id());
+    }
+
+    @Test
+    void anArmedQueueNotifiesTheNextCompletion() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(64, 0);
+        MemoryRegion sink = p.server.register(64, Access.LOCAL_WRITE);
+        CompletionQueue cq = p.server.completionQueue();
+        cq.requestNotification();
+        postReceive(p.server, sink, 0, 64, 1);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND, 2, 0).addSge(source, 0, 64));
+        harness.settle();
+        assertTrue(cq.awaitNotification(Harness.BOUND_NANOS, TimeUnit.NANOSECONDS));
+        assertEquals(1, harness.awaitCompletions(cq, 1)[0].id());
+    }
+
+    @Test
+    void unsignaledSuccessfulSendsProduceNoCompletion() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion source = p.client.register(64, 0);
+        MemoryRegion sink = p.server.register(64, Access.LOCAL_WRITE);
+        postReceive(p.server, sink, 0, 64, 1);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND, 2, 0).addSge(source, 0, 64));
+        assertEquals(1, harness.awaitCompletions(p.server.completionQueue(), 1)[0].id());
+        harness.assertNoCompletion(p.client.completionQueue());
+    }
+
+    @Test
+    void aCompletionQueueInUseCannotBeClosed() throws Exception {
+        ConnectedPair p = connect(PairOptions.defaults());
+        assertEquals(Errno.EBUSY, assertThrows(VerbsException.class, () -> p.client.completionQueue().close()).errno());
+    }
+
+    // ---- invalidation and fast registration (optional features) ----
+
+    @Test
+    void fastRegistrationGrantsTheBumpedKeyAndLocalInvalidateRevokesItAtOnce() throws Exception {
+        assumeTrue(device().capabilities().fastRegistration(), "no fast registration");
+        ConnectedPair p = connect(PairOptions.defaults());
+        FastRegistrationRegion frmr = p.client.own(p.client.protectionDomain().allocateFastRegistrationRegion(65536));
+        ByteBuffer exposedBuffer = ByteBuffer.allocateDirect(65536);
+        fill(exposedBuffer, 0, 65536, 5);
+        int oldKey = frmr.key();
+        int key = frmr.bumpKey();
+        assertNotEquals(oldKey, key);
+        assertEquals(key & 0xffffff00, oldKey & 0xffffff00);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.REG_MR, 1, SendWorkRequest.SIGNALED)
+                .registration(frmr, exposedBuffer, 4096, 8192, Access.LOCAL_WRITE | Access.REMOTE_READ));
+        assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 1, CompletionStatus.SUCCESS);
+        MemoryRegion sink = p.server.register(8192, readSinkAccess());
+        SendWorkRequest read = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 2, SendWorkRequest.SIGNALED).addSge(sink, 0, 8192).remote(frmr.address(), key);
+        p.server.queuePair().postSend(read);
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 2, CompletionStatus.SUCCESS);
+        assertEquals(exposedBuffer.slice(4096, 8192), sink.buffer().slice(0, 8192));
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.LOCAL_INV, 3, SendWorkRequest.SIGNALED).invalidateKey(key));
+        assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 3, CompletionStatus.SUCCESS);
+        p.server.queuePair().postSend(read.reset(SendOpcode.RDMA_READ, 4, SendWorkRequest.SIGNALED).addSge(sink, 0, 8192).remote(frmr.address(), key));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 4, CompletionStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void readWithInvalidateRevokesTheSinkKey() throws Exception {
+        assumeTrue(device().capabilities().fastRegistration(), "no fast registration");
+        ConnectedPair p = connect(PairOptions.defaults());
+        MemoryRegion exposed = p.client.register(4096, Access.LOCAL_WRITE | Access.REMOTE_READ);
+        fill(exposed.buffer(), 0, 4096, 8);
+        FastRegistrationRegion sink = p.server.own(p.server.protectionDomain().allocateFastRegistrationRegion(4096));
+        ByteBuffer sinkBuffer = ByteBuffer.allocateDirect(4096);
+        int key = sink.bumpKey();
+        SendWorkRequest reg = new SendWorkRequest(1).reset(SendOpcode.REG_MR, 1, 0).registration(sink, sinkBuffer, 0, 4096, readSinkAccess());
+        SendWorkRequest read = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ_WITH_INV, 2, SendWorkRequest.SIGNALED)
+                .remote(exposed.address(), exposed.rkey()).invalidateKey(key).sgeCount(1);
+        read.sge(0).set(sink.address(), 4096, key);
+        SendWorkRequest reuse = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 3, SendWorkRequest.SIGNALED)
+                .remote(exposed.address(), exposed.rkey()).sgeCount(1);
+        reuse.sge(0).set(sink.address(), 4096, key);
+        p.server.queuePair().postSend(reg.next(read.next(reuse)));
+        WorkCompletion[] done = harness.awaitCompletions(p.server.completionQueue(), 2);
+        assertStatus(done, 2, CompletionStatus.SUCCESS);
+        assertStatus(done, 3, CompletionStatus.LOCAL_PROTECTION_ERROR);
+        assertEquals(exposed.buffer().slice(0, 4096), sinkBuffer.slice(0, 4096));
+    }
+
+    @Test
+    void sendWithInvalidateRevokesTheReceiversKeyAndReportsIt() throws Exception {
+        assumeTrue(device().capabilities().fastRegistration() && device().capabilities().remoteInvalidation(), "no remote invalidation");
+        ConnectedPair p = connect(PairOptions.defaults());
+        FastRegistrationRegion frmr = p.server.own(p.server.protectionDomain().allocateFastRegistrationRegion(4096));
+        int key = frmr.bumpKey();
+        p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.REG_MR, 1, SendWorkRequest.SIGNALED)
+                .registration(frmr, ByteBuffer.allocateDirect(4096), 0, 4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 1, CompletionStatus.SUCCESS);
+        MemoryRegion sink = p.server.register(64, Access.LOCAL_WRITE);
+        MemoryRegion source = p.client.register(64, 0);
+        postReceive(p.server, sink, 0, 64, 2);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND_WITH_INV, 3, SendWorkRequest.SIGNALED)
+                .addSge(source, 0, 16).invalidateKey(key));
+        WorkCompletion received = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        assertEquals(CompletionStatus.SUCCESS, received.status());
+        assertTrue(received.hasInvalidatedKey());
+        assertEquals(key, received.invalidatedKey());
+        assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 3, CompletionStatus.SUCCESS);
+        p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, 4, SendWorkRequest.SIGNALED)
+                .addSge(source, 0, 16).remote(frmr.address(), key));
+        assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 4, CompletionStatus.REMOTE_ACCESS_ERROR);
+    }
+
+    @Test
+    void withoutFastRegistrationAllocatingARegionIsUnsupported() throws Exception {
+        assumeTrue(!device().capabilities().fastRegistration(), "fast registration supported");
+        try (ProtectionDomain pd = device().allocateProtectionDomain()) {
+            assertEquals(Errno.EOPNOTSUPP, assertThrows(VerbsException.class, () -> pd.allocateFastRegistrationRegion(4096)).errno());
+        }
+    }
+
+    // ---- helpers ----
+
+    /** @return the access a READ sink needs on this device's transport */
+    protected final int readSinkAccess() throws VerbsException {
+        return device().capabilities().transportType().readSinkRequiresRemoteWrite() ? Access.LOCAL_WRITE | Access.REMOTE_WRITE : Access.LOCAL_WRITE;
+    }
+
+    static void postReceive(Side side, MemoryRegion region, int index, int length, long id) throws VerbsException {
+        side.queuePair().postReceive(new ReceiveWorkRequest(1).buffer(region, index, length).id(id));
+    }
+
+    static void fill(ByteBuffer buffer, int index, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            buffer.put(index + i, (byte) (seed * 31 + i * 7));
+        }
+    }
+
+    static void assertBytes(ByteBuffer buffer, int index, int length, int seed) {
+        for (int i = 0; i < length; i++) {
+            assertEquals((byte) (seed * 31 + i * 7), buffer.get(index + i), "byte " + i);
+        }
+    }
+
+    static void assertStatus(WorkCompletion[] completions, long id, CompletionStatus status) {
+        for (WorkCompletion completion : completions) {
+            if (completion.id() == id) {
+                assertEquals(status, completion.status(), "completion of " + id);
+                return;
+            }
+        }
+        fail("no completion with id " + id);
+    }
+}

@@ -14,7 +14,10 @@ import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.logLevel;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import javax.inject.Inject;
 import org.apache.karaf.features.FeaturesService;
 import org.ops4j.pax.exam.Configuration;
@@ -24,6 +27,8 @@ import org.ops4j.pax.exam.options.MavenArtifactUrlReference;
 import org.ops4j.pax.exam.options.MavenUrlReference;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 
 /**
  * Base of every Pax Exam test that runs inside a real Karaf: boots the stock Apache Karaf
@@ -47,8 +52,18 @@ public abstract class KarafTestSupport {
     @Configuration
     public Option[] config() {
         List<Option> options = new ArrayList<>(List.of(baseOptions()));
+        options.add(features(featureRepository(), bootFeatures()));
         options.addAll(List.of(extraOptions()));
         return options.toArray(new Option[0]);
+    }
+
+    /**
+     * Features of ours installed when the container boots, before the test probe resolves:
+     * a test whose classes use types from a feature's bundles (oncrpc4j, for one) needs them
+     * there from the start. None by default; tests then install features themselves.
+     */
+    protected String[] bootFeatures() {
+        return new String[0];
     }
 
     /** Options a test class adds to the base configuration (none by default). */
@@ -71,7 +86,6 @@ public abstract class KarafTestSupport {
             editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg",
                     "org.ops4j.pax.url.mvn.localRepository", localRepository),
             editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg", "org.ops4j.pax.url.mvn.repositories", ""),
-            features(featureRepository()),
             // The probe runs inside the container: hand it the version under test.
             systemProperty("project.version").value(requiredProperty("project.version")),
         };
@@ -105,6 +119,32 @@ public abstract class KarafTestSupport {
     protected void assertActive(String symbolicName) {
         Bundle bundle = bundle(symbolicName);
         assertEquals(symbolicName + " state (32 = ACTIVE)", Bundle.ACTIVE, bundle.getState());
+    }
+
+    /**
+     * Waits up to {@code seconds} for a service of this type that satisfies {@code ready},
+     * polling the registry; fails the test naming the type when none appears.
+     */
+    protected <T> T awaitService(Class<T> type, Predicate<T> ready, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            for (ServiceReference<T> reference : serviceReferences(type)) {
+                T service = bundleContext.getService(reference);
+                if (service != null && ready.test(service)) {
+                    return service;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no ready " + type.getName() + " service after " + seconds + " s");
+    }
+
+    private <T> Collection<ServiceReference<T>> serviceReferences(Class<T> type) {
+        try {
+            return bundleContext.getServiceReferences(type, null);
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String requiredProperty(String name) {

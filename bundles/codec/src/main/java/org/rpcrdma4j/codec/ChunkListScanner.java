@@ -9,7 +9,11 @@ package org.rpcrdma4j.codec;
  * configured limits before the cursor moves past the items it announces, so
  * the walk is bounded by the buffer and no multiplication can overflow
  * (CVE-2024-53151 class). A write or reply chunk announcing zero segments is
- * rejected outright (CVE-2026-93228 class). When this pass returns
+ * rejected outright (CVE-2026-93228 class), except that a requester accepts
+ * an <em>empty</em> write chunk in a reply: RFC 8166 §3.4.6 lets a responder
+ * return an unused write chunk that way. Such a chunk still consumes two words
+ * and counts against {@link RpcRdmaLimits#maxWriteChunks()}, so the walk stays
+ * bounded. When this pass returns
  * {@link DecodeStatus#OK} the second pass ({@link ChunkListParser}) may walk
  * the same words without any check and is certain to fit the pre-sized
  * {@link ParsedHeader}.
@@ -19,6 +23,7 @@ package org.rpcrdma4j.codec;
 final class ChunkListScanner {
 
     private final RpcRdmaLimits limits;
+    private final DecodeStatus emptyWriteChunk;
 
     /** Read items seen by the last successful scan. */
     int readItems;
@@ -27,8 +32,14 @@ final class ChunkListScanner {
     /** Segments of the reply chunk seen by the last successful scan (0: no reply chunk). */
     int replySegments;
 
-    ChunkListScanner(RpcRdmaLimits limits) {
+    /**
+     * ChunkListScanner() - a scanner enforcing {@code limits}.
+     *
+     * @param allowEmptyWriteChunks true when decoding replies (see class comment)
+     */
+    ChunkListScanner(RpcRdmaLimits limits, boolean allowEmptyWriteChunks) {
         this.limits = limits;
+        this.emptyWriteChunk = allowEmptyWriteChunks ? DecodeStatus.OK : DecodeStatus.ZERO_SEGMENT_WRITE_CHUNK;
     }
 
     /**
@@ -91,7 +102,7 @@ final class ChunkListScanner {
                 return DecodeStatus.TOO_MANY_WRITE_CHUNKS;
             }
             DecodeStatus status = skipSegmentArray(reader, DecodeStatus.WRITE_LIST_TRUNCATED,
-                    DecodeStatus.ZERO_SEGMENT_WRITE_CHUNK, DecodeStatus.TOO_MANY_WRITE_SEGMENTS);
+                    emptyWriteChunk, DecodeStatus.TOO_MANY_WRITE_SEGMENTS);
             if (status != DecodeStatus.OK) {
                 return status;
             }
@@ -123,6 +134,8 @@ final class ChunkListScanner {
      *
      * <p>The count is compared with the remaining words divided by the segment
      * size before anything is multiplied by it.
+     *
+     * @param zeroSegments the status for a count of zero; OK accepts an empty array
      */
     private DecodeStatus skipSegmentArray(XdrReader reader, DecodeStatus truncated, DecodeStatus zeroSegments,
                                           DecodeStatus tooMany) {

@@ -21,7 +21,8 @@ import java.util.Objects;
  *     position-zero read chunk; RDMA_NOMSG carries one; read chunks do not
  *     overlap and are inserted within the inline stream.</li>
  * <li>{@link Role#REQUESTER} (receives replies): no read list at all;
- *     RDMA_NOMSG carries a reply chunk.</li>
+ *     RDMA_NOMSG carries a reply chunk; a write chunk may be empty (an unused
+ *     chunk returned with zero segments, RFC 8166 §3.4.6).</li>
  * </ul>
  * For both, RDMA_NOMSG has no inline bytes after its header, RDMA_MSGP is
  * rejected, RDMA_DONE is accepted as an empty header, and RDMA_ERROR must
@@ -55,7 +56,7 @@ public final class HeaderDecoder {
     public HeaderDecoder(RpcRdmaLimits limits, Role role) {
         this.limits = Objects.requireNonNull(limits, "limits");
         this.role = Objects.requireNonNull(role, "role");
-        this.scanner = new ChunkListScanner(limits);
+        this.scanner = new ChunkListScanner(limits, role == Role.REQUESTER);
         this.parser = new ChunkListParser(limits);
     }
 

@@ -105,7 +105,10 @@ public final class HeaderWriter {
      * writeChunk() - open a write chunk of {@code segmentCount} segments; call
      * {@link #segment} that many times next.
      *
-     * @param segmentCount at least 1 (a chunk of zero segments is malformed)
+     * <p>A count of zero writes an empty chunk, which only a reply may carry
+     * (an unused chunk, RFC 8166 §3.4.6); a responder rejects it in a call.
+     *
+     * @param segmentCount 0 or more
      * @return this writer
      */
     public HeaderWriter writeChunk(int segmentCount) {
@@ -114,10 +117,12 @@ public final class HeaderWriter {
             state = State.WRITE_LIST;
         }
         expect(State.WRITE_LIST);
-        checkSegmentCount(segmentCount);
+        if (segmentCount < 0) {
+            throw new IllegalArgumentException("negative segment count: " + segmentCount);
+        }
         writer.writeInt(RpcRdma.ITEM_PRESENT).writeInt(segmentCount);
         segmentsLeft = segmentCount;
-        state = State.WRITE_CHUNK;
+        state = segmentCount == 0 ? State.WRITE_LIST : State.WRITE_CHUNK;
         return this;
     }
 
@@ -129,8 +134,8 @@ public final class HeaderWriter {
      * @return this writer
      */
     public HeaderWriter replyChunk(int segmentCount) {
-        endWriteList();
         checkSegmentCount(segmentCount);
+        endWriteList();
         writer.writeInt(RpcRdma.ITEM_PRESENT).writeInt(segmentCount);
         segmentsLeft = segmentCount;
         state = State.REPLY_CHUNK;

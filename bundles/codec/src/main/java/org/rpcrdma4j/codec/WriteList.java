@@ -56,7 +56,13 @@ public final class WriteList {
         return chunkFirst[Objects.checkIndex(chunk, chunkCount)];
     }
 
-    /** @param chunk 0 to {@code chunkCount() - 1} @return its number of segments, at least one */
+    /**
+     * segmentCount() - segments of a chunk.
+     *
+     * @param chunk 0 to {@code chunkCount() - 1}
+     * @return at least one in a call; zero only for an unused chunk returned
+     *         empty in a reply (accepted by a {@link HeaderDecoder.Role#REQUESTER})
+     */
     public int segmentCount(int chunk) {
         return chunkSegments[Objects.checkIndex(chunk, chunkCount)];
     }

@@ -246,6 +246,19 @@ class HeaderDecoderVectorTest {
     }
 
     @Test
+    void requesterAcceptsAnUnusedWriteChunkReturnedEmpty() {
+        WireBuilder wire = WireBuilder.msg(17, 64).end().chunk(0).chunk(1).segment(1, 100, 0).end().end().body(8);
+
+        assertEquals(DecodeStatus.OK, replies.decode(wire.toBuffer(), 0, wire.length(), out));
+        assertEquals(2, out.writeList().chunkCount());
+        assertEquals(0, out.writeList().segmentCount(0));
+        assertEquals(0, out.writeList().chunkLength(0));
+        assertEquals(100, out.writeList().chunkLength(1));
+        assertEquals(DecodeStatus.ZERO_SEGMENT_WRITE_CHUNK, calls.decode(wire.toBuffer(), 0, wire.length(), out),
+                "a responder never accepts one in a call");
+    }
+
+    @Test
     void requesterDecodesAnRdmaNomsgReplyInTheReplyChunk() {
         WireBuilder wire = WireBuilder.nomsg(14, 64).end().end().chunk(1).segment(1, 2000, 0);
 

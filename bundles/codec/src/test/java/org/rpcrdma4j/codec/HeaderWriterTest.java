@@ -58,6 +58,13 @@ class HeaderWriterTest {
     }
 
     @Test
+    void emptyWriteChunkForAReply() {
+        int n = writer.wrap(buffer, 0, 512).fixedHeader(9, 1, 1, RpcRdma.RDMA_MSG)
+                .writeChunk(0).writeChunk(1).segment(1, 2, 3).finish();
+        assertWritten(WireBuilder.msg(9, 1).end().chunk(0).chunk(1).segment(1, 2, 3).end().end(), n);
+    }
+
+    @Test
     void errorsAndDone() {
         assertWritten(WireBuilder.header(1, 1, 2, RpcRdma.RDMA_ERROR).word(RpcRdma.ERR_VERS).word(1).word(1),
                 writer.wrap(buffer, 0, 512).fixedHeader(1, 1, 2, RpcRdma.RDMA_ERROR).errVers(1, 1).finish());
@@ -86,7 +93,8 @@ class HeaderWriterTest {
         assertThrows(IllegalArgumentException.class, () -> writer.readChunk(6, 1, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> writer.readChunk(1L << 32, 1, 1, 0));
         assertThrows(IllegalArgumentException.class, () -> writer.readChunk(4, 1, 1L << 32, 0));
-        assertThrows(IllegalArgumentException.class, () -> writer.writeChunk(0));
+        assertThrows(IllegalArgumentException.class, () -> writer.writeChunk(-1));
+        assertThrows(IllegalArgumentException.class, () -> writer.replyChunk(0));
         writer.writeChunk(2).segment(1, 1, 0);
         IllegalStateException e = assertThrows(IllegalStateException.class, writer::finish);
         assertTrue(e.getMessage().contains("1 segments missing"), e.getMessage());

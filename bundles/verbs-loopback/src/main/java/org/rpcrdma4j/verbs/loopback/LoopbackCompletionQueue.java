@@ -31,6 +31,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
     private boolean overflowed;
     private boolean closed;
     private int queuePairs;
+    private long latestVisibleAtTick;
 
     LoopbackCompletionQueue(LoopbackDevice device, int capacity) {
         this.device = device;
@@ -159,6 +160,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
         entry.invalidated = invalidated;
         entry.invalidatedKey = invalidatedKey;
         entry.visibleAtTick = fabric.tick() + fabric.faults.completionDelayTicks();
+        latestVisibleAtTick = Math.max(latestVisibleAtTick, entry.visibleAtTick);
         count++;
         onTick(fabric.tick());
         return true;
@@ -167,7 +169,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
     /**
      * Under the fabric lock, after each tick: wakes an armed waiter once an entry is visible.
      *
-     * @return true while entries wait for their delay to pass
+     * @return true while entries wait for their delay to pass, and on the tick that releases them
      */
     boolean onTick(long now) {
         if (count == 0) {
@@ -179,7 +181,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
             notificationPending = true;
             notification.signalAll();
         }
-        return !visible || ring[(head + count - 1) % ring.length].visibleAtTick > now;
+        return latestVisibleAtTick >= now;
     }
 
     /** Under the fabric lock: a queue pair now completes into this queue. */

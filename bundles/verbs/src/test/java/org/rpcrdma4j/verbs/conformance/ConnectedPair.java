@@ -36,7 +36,7 @@ public final class ConnectedPair implements AutoCloseable {
     }
 
     /** Listens, connects, accepts and waits for ESTABLISHED on both sides. */
-    static ConnectedPair open(ConformanceFixture fixture, PairOptions options) throws Exception {
+    public static ConnectedPair open(ConformanceFixture fixture, PairOptions options) throws Exception {
         ConnectedPair pair = new ConnectedPair(fixture);
         try {
             pair.request(fixture, options);
@@ -52,7 +52,7 @@ public final class ConnectedPair implements AutoCloseable {
     }
 
     /** Listens, connects, and waits for the server's CONNECT_REQUEST (not yet answered). */
-    static ConnectedPair requested(ConformanceFixture fixture, PairOptions options) throws Exception {
+    public static ConnectedPair requested(ConformanceFixture fixture, PairOptions options) throws Exception {
         ConnectedPair pair = new ConnectedPair(fixture);
         try {
             pair.request(fixture, options);
@@ -61,6 +61,31 @@ public final class ConnectedPair implements AutoCloseable {
             pair.close();
             throw e;
         }
+    }
+
+    /** @return the server side */
+    public Side server() {
+        return server;
+    }
+
+    /** @return the client side */
+    public Side client() {
+        return client;
+    }
+
+    /** @return the server manager's events */
+    public Harness.Events serverEvents() {
+        return serverEvents;
+    }
+
+    /** @return the client manager's events */
+    public Harness.Events clientEvents() {
+        return clientEvents;
+    }
+
+    /** @return the server's CONNECT_REQUEST event */
+    public SeenEvent connectRequest() {
+        return connectRequest;
     }
 
     private void request(ConformanceFixture fixture, PairOptions options) throws Exception {

@@ -25,7 +25,8 @@ public final class Harness {
 
     private final ConformanceFixture fixture;
 
-    Harness(ConformanceFixture fixture) {
+    /** @param fixture the provider fixture to drive */
+    public Harness(ConformanceFixture fixture) {
         this.fixture = fixture;
     }
 
@@ -79,7 +80,8 @@ public final class Harness {
         private final ConnectionManager manager;
         private final ArrayDeque<SeenEvent> seen = new ArrayDeque<>();
 
-        Events(ConnectionManager manager) {
+        /** @param manager the manager whose events to collect */
+        public Events(ConnectionManager manager) {
             this.manager = manager;
         }
 

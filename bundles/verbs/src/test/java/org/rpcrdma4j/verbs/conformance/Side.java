@@ -25,7 +25,7 @@ public final class Side implements AutoCloseable {
     private QueuePair queuePair;
 
     /** Creates the domain, completion queue and queue pair on the connection's device. */
-    void open(Connection onConnection, PairOptions options) throws VerbsException {
+    public void open(Connection onConnection, PairOptions options) throws VerbsException {
         this.connection = onConnection;
         protectionDomain = onConnection.device().allocateProtectionDomain();
         completionQueue = onConnection.device().createCompletionQueue(options.completionQueueCapacity());

@@ -572,23 +572,23 @@ public abstract class VerbsProviderConformanceTest {
         return device().capabilities().transportType().readSinkRequiresRemoteWrite() ? Access.LOCAL_WRITE | Access.REMOTE_WRITE : Access.LOCAL_WRITE;
     }
 
-    static void postReceive(Side side, MemoryRegion region, int index, int length, long id) throws VerbsException {
+    public static void postReceive(Side side, MemoryRegion region, int index, int length, long id) throws VerbsException {
         side.queuePair().postReceive(new ReceiveWorkRequest(1).buffer(region, index, length).id(id));
     }
 
-    static void fill(ByteBuffer buffer, int index, int length, int seed) {
+    public static void fill(ByteBuffer buffer, int index, int length, int seed) {
         for (int i = 0; i < length; i++) {
             buffer.put(index + i, (byte) (seed * 31 + i * 7));
         }
     }
 
-    static void assertBytes(ByteBuffer buffer, int index, int length, int seed) {
+    public static void assertBytes(ByteBuffer buffer, int index, int length, int seed) {
         for (int i = 0; i < length; i++) {
             assertEquals((byte) (seed * 31 + i * 7), buffer.get(index + i), "byte " + i);
         }
     }
 
-    static void assertStatus(WorkCompletion[] completions, long id, CompletionStatus status) {
+    public static void assertStatus(WorkCompletion[] completions, long id, CompletionStatus status) {
         for (WorkCompletion completion : completions) {
             if (completion.id() == id) {
                 assertEquals(status, completion.status(), "completion of " + id);

@@ -1,0 +1,228 @@
+package org.rpcrdma4j.client;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an {@link RpcRdmaClient} connects and sends: its inline sizes (advertised in RFC 8797
+ * private data), its credit limit, segment size, and the switches tests use.
+ *
+ * <p>Immutable; built with {@link #builder()}. Bad values are {@link IllegalArgumentException}s
+ * naming the property.
+ */
+public final class ClientConfig {
+    /** Smallest inline size RFC 8797 can express (one 1 KiB unit). */
+    public static final int MIN_INLINE_SIZE = 1024;
+    /** Largest inline size RFC 8797 can express (256 units of 1 KiB). */
+    public static final int MAX_INLINE_SIZE = 256 * 1024;
+    /** Most credits (receives posted, calls outstanding) one client asks for. */
+    public static final int MAX_CREDITS = 1024;
+
+    private final int receiveInlineSize;
+    private final int sendInlineSize;
+    private final int maxCredits;
+    private final int maxSegmentLength;
+    private final boolean remoteInvalidation;
+    private final boolean advertisePrivateData;
+    private final boolean enforceCredits;
+    private final boolean progressThread;
+    private final Duration connectTimeout;
+
+    private ClientConfig(Builder b) {
+        receiveInlineSize = b.receiveInlineSize;
+        sendInlineSize = b.sendInlineSize;
+        maxCredits = b.maxCredits;
+        maxSegmentLength = b.maxSegmentLength;
+        remoteInvalidation = b.remoteInvalidation;
+        advertisePrivateData = b.advertisePrivateData;
+        enforceCredits = b.enforceCredits;
+        progressThread = b.progressThread;
+        connectTimeout = b.connectTimeout;
+    }
+
+    /** @return a builder with the defaults: 4096 bytes each way, 32 credits, 1 MiB segments */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the defaults */
+    public static ClientConfig defaults() {
+        return builder().build();
+    }
+
+    /** @return the size of each posted receive buffer, advertised as our receive size */
+    public int receiveInlineSize() {
+        return receiveInlineSize;
+    }
+
+    /** @return the largest message this client sends inline, advertised as our send size */
+    public int sendInlineSize() {
+        return sendInlineSize;
+    }
+
+    /** @return receives posted, credits requested, and the most calls ever outstanding */
+    public int maxCredits() {
+        return maxCredits;
+    }
+
+    /** @return the longest RDMA segment advertised; longer chunks are split into several */
+    public int maxSegmentLength() {
+        return maxSegmentLength;
+    }
+
+    /** @return whether the private data tells the server it may Send With Invalidate */
+    public boolean remoteInvalidation() {
+        return remoteInvalidation;
+    }
+
+    /** @return whether the connect request carries RFC 8797 private data at all */
+    public boolean advertisePrivateData() {
+        return advertisePrivateData;
+    }
+
+    /** @return whether calls wait for the server's credit grant (false only to test overruns) */
+    public boolean enforceCredits() {
+        return enforceCredits;
+    }
+
+    /** @return whether the client runs its own completion thread */
+    public boolean progressThread() {
+        return progressThread;
+    }
+
+    /** @return how long address resolution may take, and the blocking connect waits */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "ClientConfig[receive=" + receiveInlineSize + ", send=" + sendInlineSize + ", credits=" + maxCredits
+                + ", segment=" + maxSegmentLength + ", remoteInvalidation=" + remoteInvalidation
+                + ", privateData=" + advertisePrivateData + ", enforceCredits=" + enforceCredits
+                + ", progressThread=" + progressThread + ", connectTimeout=" + connectTimeout + "]";
+    }
+
+    /** Builds a {@link ClientConfig}. Not thread-safe. */
+    public static final class Builder {
+        private int receiveInlineSize = 4096;
+        private int sendInlineSize = 4096;
+        private int maxCredits = 32;
+        private int maxSegmentLength = 1 << 20;
+        private boolean remoteInvalidation;
+        private boolean advertisePrivateData = true;
+        private boolean enforceCredits = true;
+        private boolean progressThread;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+
+        private Builder() {
+        }
+
+        /**
+         * @param size receive buffer size: a multiple of 1024 within 1024..262144 (RFC 8797 units)
+         * @return this builder
+         */
+        public Builder receiveInlineSize(int size) {
+            this.receiveInlineSize = inlineSize("receiveInlineSize", size);
+            return this;
+        }
+
+        /**
+         * @param size largest inline send: a multiple of 1024 within 1024..262144
+         * @return this builder
+         */
+        public Builder sendInlineSize(int size) {
+            this.sendInlineSize = inlineSize("sendInlineSize", size);
+            return this;
+        }
+
+        /**
+         * @param credits receives to post and credits to request, 1..{@value #MAX_CREDITS}
+         * @return this builder
+         */
+        public Builder maxCredits(int credits) {
+            if (credits < 1 || credits > MAX_CREDITS) {
+                throw new IllegalArgumentException("maxCredits must be within 1.." + MAX_CREDITS + ": " + credits);
+            }
+            this.maxCredits = credits;
+            return this;
+        }
+
+        /**
+         * @param length the longest segment to advertise, positive
+         * @return this builder
+         */
+        public Builder maxSegmentLength(int length) {
+            if (length < 1) {
+                throw new IllegalArgumentException("maxSegmentLength must be positive: " + length);
+            }
+            this.maxSegmentLength = length;
+            return this;
+        }
+
+        /**
+         * @param allowed whether to set the RFC 8797 "Send With Invalidate OK" flag
+         * @return this builder
+         */
+        public Builder remoteInvalidation(boolean allowed) {
+            this.remoteInvalidation = allowed;
+            return this;
+        }
+
+        /**
+         * @param advertise false to connect without private data (the server then assumes 1024
+         *        bytes each way)
+         * @return this builder
+         */
+        public Builder advertisePrivateData(boolean advertise) {
+            this.advertisePrivateData = advertise;
+            return this;
+        }
+
+        /**
+         * @param enforce false lets calls go out without waiting for credits, up to
+         *        {@link #maxCredits(int)}; only for tests of a server's overrun handling
+         * @return this builder
+         */
+        public Builder enforceCredits(boolean enforce) {
+            this.enforceCredits = enforce;
+            return this;
+        }
+
+        /**
+         * @param run true to start one completion thread per client; false (the default) leaves
+         *        progress to {@link RpcRdmaClient#doWork()} and the blocking helpers
+         * @return this builder
+         */
+        public Builder progressThread(boolean run) {
+            this.progressThread = run;
+            return this;
+        }
+
+        /**
+         * @param timeout address resolution and blocking connect timeout, positive
+         * @return this builder
+         */
+        public Builder connectTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "connectTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("connectTimeout must be positive: " + timeout);
+            }
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /** @return the configuration */
+        public ClientConfig build() {
+            return new ClientConfig(this);
+        }
+
+        private static int inlineSize(String name, int size) {
+            if (size < MIN_INLINE_SIZE || size > MAX_INLINE_SIZE || size % MIN_INLINE_SIZE != 0) {
+                throw new IllegalArgumentException(name + " must be a multiple of 1024 within " + MIN_INLINE_SIZE + ".."
+                        + MAX_INLINE_SIZE + ": " + size);
+            }
+            return size;
+        }
+    }
+}

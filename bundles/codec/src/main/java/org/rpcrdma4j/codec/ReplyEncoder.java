@@ -54,7 +54,10 @@ public final class ReplyEncoder {
      * encodeMsgReply() - RDMA_MSG header for a reply whose RPC message follows inline.
      *
      * <p>The read list is empty, the write list is echoed with the lengths
-     * written, and the reply chunk is absent (the reply did not use it).
+     * written, and the reply chunk is absent (the reply did not use it). When
+     * the call offered a reply chunk, Linux's server always answers through it
+     * with RDMA_NOMSG ({@link #encodeNomsgReply}); replying inline instead is
+     * allowed, and the Linux client accepts it.
      *
      * @param dst buffer for the header; position, limit and order unchanged
      * @param offset absolute index of the header's first byte

@@ -1,0 +1,163 @@
+package org.rpcrdma4j.nfs3.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardOpenOption;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.rpcrdma4j.nfs3.Nfs3;
+
+/**
+ * DataProcedures - READLINK, READ, WRITE and COMMIT (RFC 1813 §3.3.5-7, 3.3.21).
+ *
+ * <p>Every call opens its own file channel without following a final symbolic link and closes
+ * it before replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
+ * ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are forced before the reply. The
+ * write verifier changes on every server start, so a client holding uncommitted data after a
+ * restart sees the change and writes again.
+ */
+public final class DataProcedures {
+
+    private DataProcedures() {
+    }
+
+    /** Adds these procedures to a dispatch table. */
+    public static void register(ProcedureTable table) {
+        table.add(Nfs3.NFSPROC3_READLINK, FailureArm.POST_OP_ATTR, DataProcedures::readlink);
+        table.add(Nfs3.NFSPROC3_READ, FailureArm.POST_OP_ATTR, DataProcedures::read);
+        table.add(Nfs3.NFSPROC3_WRITE, FailureArm.WCC, DataProcedures::write);
+        table.add(Nfs3.NFSPROC3_COMMIT, FailureArm.WCC, DataProcedures::commit);
+    }
+
+    private static Procedure.Action readlink(XdrDecodingStream in) throws IOException {
+        byte[] handle = Xdr3.decodeHandle(in);
+        return request -> {
+            Target link = request.resolve(handle);
+            return Procedure.attempt(() -> {
+                if (link.attributes().type() != Nfs3.NF3LNK) {
+                    throw new NfsException(Nfs3.NFS3ERR_INVAL, "not a symbolic link");
+                }
+                String data = Files.readSymbolicLink(link.path()).toString();
+                return Reply.ok(out -> {
+                    Xdr3.encodePostOpAttr(out, link.attributes());
+                    Xdr3.encodeString(out, data);
+                });
+            }, Procedure.postOp(link.attributes()));
+        };
+    }
+
+    private static Procedure.Action read(XdrDecodingStream in) throws IOException {
+        byte[] handle = Xdr3.decodeHandle(in);
+        long offset = in.xdrDecodeLong();
+        int count = in.xdrDecodeInt();
+        return request -> {
+            Target file = request.resolve(handle);
+            return Procedure.attempt(() -> {
+                file.requireRegularFile();
+                Permissions.requireData(file.caller(), file.attributes(), Permissions.READ);
+                int wanted = Integer.compareUnsigned(count, AttributeProcedures.IO_MAX) > 0
+                        ? AttributeProcedures.IO_MAX : count;
+                ByteBuffer data = ByteBuffer.allocate(offset < 0 ? 0 : wanted);
+                boolean eof = readAt(file, offset, data);
+                data.flip();
+                FileAttributes after = file.attributesNow();
+                return Reply.ok(out -> {
+                    Xdr3.encodePostOpAttr(out, after);
+                    out.xdrEncodeInt(data.remaining());
+                    out.xdrEncodeBoolean(eof);
+                    out.xdrEncodeByteBuffer(data);
+                });
+            }, Procedure.postOp(file.attributes()));
+        };
+    }
+
+    /** Fills the buffer from the offset until full or end of file; returns whether EOF was reached. */
+    private static boolean readAt(Target file, long offset, ByteBuffer data) throws IOException {
+        if (offset < 0) {
+            return true; // beyond 2^63: nothing there
+        }
+        try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            long position = offset;
+            while (data.hasRemaining()) {
+                int n = channel.read(data, position);
+                if (n < 0) {
+                    break;
+                }
+                position += n;
+            }
+            return position >= channel.size();
+        }
+    }
+
+    private static Procedure.Action write(XdrDecodingStream in) throws IOException {
+        byte[] handle = Xdr3.decodeHandle(in);
+        long offset = in.xdrDecodeLong();
+        int count = in.xdrDecodeInt();
+        int stable = in.xdrDecodeInt();
+        ByteBuffer data = Xdr3.decodeData(in, AttributeProcedures.IO_MAX);
+        if (stable < Nfs3.UNSTABLE || stable > Nfs3.FILE_SYNC) {
+            throw Xdr3.garbage("stable_how " + stable);
+        }
+        return request -> {
+            Target file = request.resolve(handle).requireWritable();
+            return Procedure.attempt(() -> {
+                file.requireRegularFile();
+                if (count != data.remaining()) {
+                    throw new NfsException(Nfs3.NFS3ERR_INVAL, "count " + count + " but " + data.remaining() + " bytes");
+                }
+                if (offset < 0 || offset + count < 0) {
+                    throw new NfsException(Nfs3.NFS3ERR_FBIG, "write beyond 2^63");
+                }
+                Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
+                writeAt(file, offset, data, stable);
+                FileAttributes before = file.attributes();
+                FileAttributes after = file.attributesNow();
+                long verifier = request.state().writeVerifier();
+                return Reply.ok(out -> {
+                    Xdr3.encodeWcc(out, before, after);
+                    out.xdrEncodeInt(count);
+                    out.xdrEncodeInt(stable);
+                    Xdr3.encodeVerifier(out, verifier);
+                });
+            }, Procedure.wcc(file));
+        };
+    }
+
+    private static void writeAt(Target file, long offset, ByteBuffer data, int stable) throws IOException {
+        try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            long position = offset;
+            while (data.hasRemaining()) {
+                position += channel.write(data, position);
+            }
+            if (stable != Nfs3.UNSTABLE) {
+                channel.force(stable == Nfs3.FILE_SYNC);
+            }
+        }
+    }
+
+    private static Procedure.Action commit(XdrDecodingStream in) throws IOException {
+        byte[] handle = Xdr3.decodeHandle(in);
+        in.xdrDecodeLong(); // offset: the whole file is committed
+        in.xdrDecodeInt(); // count
+        return request -> {
+            Target file = request.resolve(handle);
+            return Procedure.attempt(() -> {
+                file.requireRegularFile();
+                Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
+                try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ,
+                        LinkOption.NOFOLLOW_LINKS)) {
+                    channel.force(true);
+                }
+                FileAttributes before = file.attributes();
+                FileAttributes after = file.attributesNow();
+                long verifier = request.state().writeVerifier();
+                return Reply.ok(out -> {
+                    Xdr3.encodeWcc(out, before, after);
+                    Xdr3.encodeVerifier(out, verifier);
+                });
+            }, Procedure.wcc(file));
+        };
+    }
+}

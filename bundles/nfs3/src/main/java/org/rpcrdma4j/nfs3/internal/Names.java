@@ -1,0 +1,76 @@
+package org.rpcrdma4j.nfs3.internal;
+
+import org.rpcrdma4j.nfs3.Nfs3;
+
+/**
+ * Names - checks of the file name components clients send (filename3).
+ *
+ * <p>A component names one entry of one directory: it is never empty and never contains '/'
+ * or NUL, so it cannot climb out of the directory it is resolved in. "." and ".." are refused
+ * everywhere except LOOKUP, with the codes Linux knfsd uses.
+ */
+public final class Names {
+
+    private Names() {
+    }
+
+    /**
+     * Checks a name a procedure is about to create (CREATE, MKDIR, SYMLINK, MKNOD, LINK).
+     *
+     * @throws NfsException NFS3ERR_EXIST for "." and "..", otherwise as {@link #requireComponent}
+     */
+    public static void requireNewName(String name) throws NfsException {
+        requireComponent(name);
+        if (isDot(name)) {
+            throw new NfsException(Nfs3.NFS3ERR_EXIST, "'" + name + "' always exists");
+        }
+    }
+
+    /**
+     * Checks a name a procedure is about to remove (REMOVE, RMDIR).
+     *
+     * @throws NfsException NFS3ERR_INVAL for "." and NFS3ERR_NOTEMPTY for ".." (RFC 1813 §3.3.13),
+     *     otherwise as {@link #requireComponent}
+     */
+    public static void requireRemovableName(String name) throws NfsException {
+        requireComponent(name);
+        if (name.equals(".")) {
+            throw new NfsException(Nfs3.NFS3ERR_INVAL, "cannot remove '.'");
+        }
+        if (name.equals("..")) {
+            throw new NfsException(Nfs3.NFS3ERR_NOTEMPTY, "cannot remove '..'");
+        }
+    }
+
+    /**
+     * Checks a RENAME source or target name.
+     *
+     * @throws NfsException NFS3ERR_INVAL for "." and "..", otherwise as {@link #requireComponent}
+     */
+    public static void requireRenameName(String name) throws NfsException {
+        requireComponent(name);
+        if (isDot(name)) {
+            throw new NfsException(Nfs3.NFS3ERR_INVAL, "cannot rename '" + name + "'");
+        }
+    }
+
+    /**
+     * Checks that a name is one path component.
+     *
+     * @throws NfsException NFS3ERR_ACCES if empty or containing '/' or NUL (as Linux knfsd),
+     *     NFS3ERR_NAMETOOLONG above {@link Xdr3#NAME_MAX} bytes
+     */
+    public static void requireComponent(String name) throws NfsException {
+        if (name.isEmpty() || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
+            throw new NfsException(Nfs3.NFS3ERR_ACCES, "not a file name component");
+        }
+        if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > Xdr3.NAME_MAX) {
+            throw new NfsException(Nfs3.NFS3ERR_NAMETOOLONG, "name longer than " + Xdr3.NAME_MAX + " bytes");
+        }
+    }
+
+    /** Whether a name is "." or "..". */
+    public static boolean isDot(String name) {
+        return name.equals(".") || name.equals("..");
+    }
+}

@@ -31,6 +31,8 @@ final class ChunkListScanner {
     int writeChunks;
     /** Segments of the reply chunk seen by the last successful scan (0: no reply chunk). */
     int replySegments;
+    /** Count of the segment array {@link #skipSegmentArray} stepped over last. */
+    private int lastSegmentCount;
 
     /**
      * ChunkListScanner() - a scanner enforcing {@code limits}.
@@ -120,11 +122,10 @@ final class ChunkListScanner {
         if (discriminator != RpcRdma.ITEM_PRESENT) {
             return DecodeStatus.BAD_DISCRIMINATOR;
         }
-        int countAt = reader.position();
         DecodeStatus status = skipSegmentArray(reader, DecodeStatus.REPLY_CHUNK_TRUNCATED,
                 DecodeStatus.ZERO_SEGMENT_REPLY_CHUNK, DecodeStatus.TOO_MANY_REPLY_SEGMENTS);
         if (status == DecodeStatus.OK) {
-            replySegments = (reader.position() - countAt) / Xdr.wordsToBytes(RpcRdma.SEGMENT_WORDS);
+            replySegments = lastSegmentCount;
         }
         return status;
     }
@@ -144,6 +145,7 @@ final class ChunkListScanner {
         }
         long count = reader.readUnsignedInt();
         if (count == 0) {
+            lastSegmentCount = 0;
             return zeroSegments;
         }
         if (count > reader.remainingWords() / RpcRdma.SEGMENT_WORDS) {
@@ -152,7 +154,8 @@ final class ChunkListScanner {
         if (count > limits.maxSegmentsPerChunk()) {
             return tooMany;
         }
-        reader.skipWords((int) count * RpcRdma.SEGMENT_WORDS);
+        lastSegmentCount = (int) count;
+        reader.skipWords(lastSegmentCount * RpcRdma.SEGMENT_WORDS);
         return DecodeStatus.OK;
     }
 }

@@ -20,7 +20,7 @@ public enum DecodeStatus {
 
     /** The header is valid; the parsed header holds every field. */
     OK(Outcome.OK),
-    /** rdma_vers is not 1; xid and vers are set, nothing else is parsed. */
+    /** rdma_vers is not 1; the four fixed-header fields are set, nothing else is parsed. */
     WRONG_VERSION(Outcome.WRONG_VERSION),
 
     /** Fewer than four words: no complete fixed header. Fields present are set; with no xid, drop the message. */

@@ -92,20 +92,20 @@ final class LoopbackQueuePair implements QueuePair {
         fabric.lock.lock();
         try {
             int index = 0;
-            for (SendWorkRequest request = first; request != null; request = request.next(), index++) {
-                checkPostable(request, index);
-                SendSlot slot = sendRing[(sendHead + sendPending) % sendRing.length];
-                slot.copyFrom(request);
-                if (slot.isInline()) {
-                    copyInline(slot, index);
+            try {
+                for (SendWorkRequest request = first; request != null; request = request.next(), index++) {
+                    checkPostable(request, index);
+                    SendSlot slot = sendRing[(sendHead + sendPending) % sendRing.length];
+                    slot.copyFrom(request);
+                    if (slot.isInline()) {
+                        copyInline(slot, index);
+                    }
+                    sendPending++;
+                    sendOutstanding++;
                 }
-                sendPending++;
-                sendOutstanding++;
+            } finally {
+                onPosted(index > 0);
             }
-            if (state == QueuePairState.ERROR) {
-                flushSends();
-            }
-            fabric.workPosted();
         } finally {
             fabric.lock.unlock();
         }
@@ -116,25 +116,40 @@ final class LoopbackQueuePair implements QueuePair {
         fabric.lock.lock();
         try {
             int index = 0;
-            for (ReceiveWorkRequest request = first; request != null; request = request.next(), index++) {
-                checkOpen(index);
-                if (receiveOutstanding == receiveRing.length) {
-                    throw new VerbsException("receive queue full (depth " + receiveRing.length + ")", Errno.ENOMEM, index);
+            try {
+                for (ReceiveWorkRequest request = first; request != null; request = request.next(), index++) {
+                    checkOpen(index);
+                    if (receiveOutstanding == receiveRing.length) {
+                        throw new VerbsException("receive queue full (depth " + receiveRing.length + ")", Errno.ENOMEM, index);
+                    }
+                    if (request.sgeCount() > attributes.maxReceiveSge()) {
+                        throw new VerbsException(request.sgeCount() + " SGEs exceed max " + attributes.maxReceiveSge(), Errno.EINVAL, index);
+                    }
+                    receiveRing[(receiveHead + receivePosted) % receiveRing.length].copyFrom(request);
+                    receivePosted++;
+                    receiveOutstanding++;
                 }
-                if (request.sgeCount() > attributes.maxReceiveSge()) {
-                    throw new VerbsException(request.sgeCount() + " SGEs exceed max " + attributes.maxReceiveSge(), Errno.EINVAL, index);
-                }
-                receiveRing[(receiveHead + receivePosted) % receiveRing.length].copyFrom(request);
-                receivePosted++;
-                receiveOutstanding++;
+            } finally {
+                onPosted(index > 0);
             }
-            if (state == QueuePairState.ERROR) {
-                flushReceives();
-            }
-            fabric.workPosted();
         } finally {
             fabric.lock.unlock();
         }
+    }
+
+    /**
+     * After a post, also a partly failed one: the requests that made it in are flushed at once in
+     * the error state, and the fabric is woken for them.
+     */
+    private void onPosted(boolean anyPosted) {
+        if (!anyPosted) {
+            return;
+        }
+        if (state == QueuePairState.ERROR && !destroyed) {
+            flushSends();
+            flushReceives();
+        }
+        fabric.workPosted();
     }
 
     private void checkPostable(SendWorkRequest request, int index) throws VerbsException {

@@ -114,6 +114,23 @@ class DeterministicFabricTest {
     }
 
     @Test
+    void aChainFailingAtItsSecondRequestKeepsTheFirstPosted() throws Exception {
+        try (LoopbackTestBed bed = LoopbackTestBed.open(PairOptions.defaults())) {
+            MemoryRegion source = bed.client.register(64, 0);
+            MemoryRegion sink = bed.server.register(64, Access.LOCAL_WRITE);
+            bed.serverReceive(sink, 0, 64, 1);
+            SendWorkRequest good = new SendWorkRequest(1).reset(SendOpcode.SEND, 10, SendWorkRequest.SIGNALED).addSge(source, 0, 8);
+            SendWorkRequest tooManySges = new SendWorkRequest(3).reset(SendOpcode.SEND, 11, SendWorkRequest.SIGNALED).sgeCount(3);
+            VerbsException refused = assertThrows(VerbsException.class, () -> bed.client.queuePair().postSend(good.next(tooManySges)));
+            assertEquals(Errno.EINVAL, refused.errno());
+            assertEquals(1, refused.failedIndex());
+            assertEquals(1, bed.fabric.runUntilIdle());
+            assertEquals(10, bed.pollOne(bed.client.completionQueue()).id());
+            assertNull(bed.pollOne(bed.client.completionQueue()));
+        }
+    }
+
+    @Test
     void steppingAThreadedFabricIsRefused() {
         try (LoopbackFabric fabric = LoopbackFabric.threaded()) {
             assertThrows(IllegalStateException.class, fabric::step);

@@ -117,7 +117,7 @@ final class LoopbackConnection implements Connection {
                 manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.REJECTED, this, null, null, remoteAddress, Errno.ECONNREFUSED));
                 return;
             }
-            LoopbackConnection request = new LoopbackConnection(listener.manager, true, listener.localAddress(), localAddress);
+            LoopbackConnection request = new LoopbackConnection(listener.manager, true, remoteAddress, localAddress);
             if (!listener.manager.adopt(request)) {
                 listener.requestAnswered();
                 state = State.REJECTED;

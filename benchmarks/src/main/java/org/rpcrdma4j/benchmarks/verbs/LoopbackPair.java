@@ -123,8 +123,11 @@ final class LoopbackPair implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            client.close();
-            server.close();
+            try {
+                client.close();
+            } finally {
+                server.close();
+            }
         } finally {
             if (listener != null) {
                 listener.close();

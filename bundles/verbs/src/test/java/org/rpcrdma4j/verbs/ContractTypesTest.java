@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -131,7 +132,7 @@ class ContractTypesTest {
             }
 
             @Override
-            public boolean awaitNotification(long timeout, java.util.concurrent.TimeUnit unit) {
+            public boolean awaitNotification(long timeout, TimeUnit unit) {
                 return false;
             }
 

@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.loopback;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -294,7 +295,7 @@ public final class LoopbackFabric implements AutoCloseable {
     private static InetAddress wildcard(InetAddress address) {
         try {
             return InetAddress.getByAddress(new byte[address.getAddress().length]);
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }
     }

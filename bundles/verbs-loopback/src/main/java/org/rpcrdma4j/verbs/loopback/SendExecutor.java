@@ -1,9 +1,12 @@
 package org.rpcrdma4j.verbs.loopback;
 
+import java.nio.ByteBuffer;
+
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
 import org.rpcrdma4j.verbs.QueuePairState;
+import org.rpcrdma4j.verbs.SendOpcode;
 
 /**
  * Executes the head of a queue pair's send queue with RC semantics: key, domain, access and bounds
@@ -86,7 +89,7 @@ final class SendExecutor {
             return failBoth(qp, CompletionStatus.REMOTE_INVALID_REQUEST_ERROR, peer, CompletionStatus.LOCAL_LENGTH_ERROR);
         }
         RegisteredMemory invalidated = null;
-        if (slot.opcode == org.rpcrdma4j.verbs.SendOpcode.SEND_WITH_INV) {
+        if (slot.opcode == SendOpcode.SEND_WITH_INV) {
             invalidated = invalidatable(peer.protectionDomain, slot.invalidateKey);
             if (invalidated == null) {
                 return failBoth(qp, CompletionStatus.REMOTE_INVALID_REQUEST_ERROR, peer, CompletionStatus.LOCAL_PROTECTION_ERROR);
@@ -146,7 +149,7 @@ final class SendExecutor {
             return failBothRemoteAccess(qp, peer);
         }
         Segments.copy(remote, local, length);
-        if (slot.opcode == org.rpcrdma4j.verbs.SendOpcode.RDMA_READ_WITH_INV) {
+        if (slot.opcode == SendOpcode.RDMA_READ_WITH_INV) {
             RegisteredMemory sink = invalidatable(qp.protectionDomain, slot.invalidateKey);
             if (sink == null) {
                 return failLocal(qp, CompletionStatus.LOCAL_PROTECTION_ERROR);
@@ -178,7 +181,7 @@ final class SendExecutor {
         if (region.protectionDomain != qp.protectionDomain) {
             return failLocal(qp, CompletionStatus.LOCAL_PROTECTION_ERROR);
         }
-        java.nio.ByteBuffer buffer = slot.registrationBuffer;
+        ByteBuffer buffer = slot.registrationBuffer;
         int index = slot.registrationIndex;
         int length = slot.registrationLength;
         boolean writable = (slot.registrationAccess & (Access.LOCAL_WRITE | Access.REMOTE_WRITE)) != 0;

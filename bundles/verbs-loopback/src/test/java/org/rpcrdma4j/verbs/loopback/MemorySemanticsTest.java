@@ -3,7 +3,10 @@ package org.rpcrdma4j.verbs.loopback;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.verbs.Access;
@@ -14,6 +17,7 @@ import org.rpcrdma4j.verbs.FastRegistrationRegion;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
+import org.rpcrdma4j.verbs.QueuePairState;
 import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.TransportType;
@@ -52,7 +56,7 @@ class MemorySemanticsTest {
                     .addSge(readOnlySink, 0, 64).remote(exposed.address(), exposed.rkey()));
             bed.fabric.runUntilIdle();
             assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, bed.pollOne(bed.server.completionQueue()).status());
-            assertEquals(org.rpcrdma4j.verbs.QueuePairState.READY_TO_SEND, bed.client.queuePair().state(), "a local error leaves the peer alone");
+            assertEquals(QueuePairState.READY_TO_SEND, bed.client.queuePair().state(), "a local error leaves the peer alone");
         }
     }
 
@@ -121,7 +125,7 @@ class MemorySemanticsTest {
     void queuePairAttributesBeyondTheDeviceAreRefused() throws Exception {
         try (LoopbackFabric fabric = LoopbackFabric.builder().capabilities(IWARP_ONE_READ_SGE).build();
                 var manager = fabric.provider().openConnectionManager()) {
-            var connection = manager.createConnection(null, new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 1), java.time.Duration.ofSeconds(1));
+            var connection = manager.createConnection(null, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1), Duration.ofSeconds(1));
             ProtectionDomain pd = connection.device().allocateProtectionDomain();
             var cq = connection.device().createCompletionQueue(16);
             try {

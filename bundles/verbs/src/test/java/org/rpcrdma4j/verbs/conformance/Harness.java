@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.conformance;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 
@@ -54,7 +55,7 @@ public final class Harness {
         int got = 0;
         long deadline = System.nanoTime() + BOUND_NANOS;
         while (got < n) {
-            WorkCompletion[] window = java.util.Arrays.copyOfRange(out, got, n);
+            WorkCompletion[] window = Arrays.copyOfRange(out, got, n);
             got += queue.poll(window, window.length);
             if (got < n && fixture.progress() == 0) {
                 if (System.nanoTime() - deadline > 0) {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -164,7 +165,7 @@ public abstract class VerbsProviderConformanceTest {
     void connectingWhereNobodyListensFails() throws Exception {
         try (ConnectionManager manager = fixture.provider().openConnectionManager();
                 ConnectionManager probe = fixture.provider().openConnectionManager()) {
-            java.net.InetSocketAddress unused;
+            InetSocketAddress unused;
             try (var listener = probe.listen(fixture.listenAddress(), 1)) {
                 unused = listener.localAddress();
             }

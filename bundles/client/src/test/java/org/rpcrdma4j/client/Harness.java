@@ -28,7 +28,7 @@ final class Harness implements AutoCloseable {
     final ScriptedPeer peer;
     final RpcRdmaClient client;
 
-    private Harness(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException {
+    private Harness(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException, InterruptedException {
         peer = new ScriptedPeer(fabric, PEER_RECEIVE_SIZE, PEER_RECEIVES);
         client = RpcRdmaClient.start(fabric.provider(), peer.address(), config);
         peer.accept(acceptPrivateData);
@@ -36,14 +36,14 @@ final class Harness implements AutoCloseable {
     }
 
     /** A connected harness whose peer announces 4096 bytes each way. */
-    static Harness connected(ClientConfig config) throws VerbsException {
+    static Harness connected(ClientConfig config) throws VerbsException, InterruptedException {
         Harness h = new Harness(config, serverPrivateData(PEER_RECEIVE_SIZE, PEER_RECEIVE_SIZE, false));
         assertTrue(h.client.isConnected(), "connected");
         return h;
     }
 
     /** A harness whose peer accepts with the given private data. */
-    static Harness accepting(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException {
+    static Harness accepting(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException, InterruptedException {
         return new Harness(config, acceptPrivateData);
     }
 

@@ -9,11 +9,13 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.ConnectionEventHandler;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.ListeningEndpoint;
@@ -25,16 +27,17 @@ import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.loopback.FabricMode;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
  * A scripted RPC-over-RDMA server for the client's tests, written directly on the verbs contract
- * over a deterministic loopback fabric: it accepts one connection, hands the test every message
+ * over a loopback fabric (deterministic; or threaded, where it waits for its own work requests): it accepts one connection, hands the test every message
  * the client sent (as bytes), pulls chunk data with RDMA READ, pushes with RDMA WRITE and answers
  * with whatever SEND the test scripts. It checks nothing by itself beyond the verbs results: the
  * tests assert on what it captured.
  *
- * <p>Threading: the test thread only. Ownership: the test owns it and closes it; it counts its
+ * <p>Threading: one thread at a time (the test thread, or one serving thread). Ownership: the test owns it and closes it; it counts its
  * own registrations so the test can assert it released them too.
  */
 final class ScriptedPeer implements AutoCloseable {
@@ -68,17 +71,26 @@ final class ScriptedPeer implements AutoCloseable {
         return listener.localAddress();
     }
 
-    /** Takes the pending connect request, posts the receives and accepts with the given private data. */
-    void accept(ByteBuffer privateData) throws VerbsException {
+    /**
+     * Takes the pending connect request (waiting for it on a threaded fabric), posts the receives
+     * and accepts with the given private data.
+     */
+    void accept(ByteBuffer privateData) throws VerbsException, InterruptedException {
         Connection[] request = new Connection[1];
-        manager.pollEvents(event -> {
+        ConnectionEventHandler handler = event -> {
             if (event.type() == ConnectionEventType.CONNECT_REQUEST) {
                 request[0] = event.connection();
                 ByteBuffer data = event.privateData();
                 clientPrivateData = new byte[data.remaining()];
                 data.duplicate().get(clientPrivateData);
             }
-        }, 4);
+        };
+        manager.pollEvents(handler, 4);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (request[0] == null && fabric.mode() == FabricMode.THREADED) {
+            assertTrue(System.nanoTime() - deadline < 0, "a connect request arrived");
+            manager.awaitEvents(handler, 4, 10, TimeUnit.MILLISECONDS);
+        }
         assertNotNull(request[0], "no connect request");
         connection = request[0];
         pd = connection.device().allocateProtectionDomain();
@@ -244,9 +256,16 @@ final class ScriptedPeer implements AutoCloseable {
 
     private WorkCompletion execute(SendWorkRequest wr) throws VerbsException {
         connection.queuePair().postSend(wr);
-        fabric.runUntilIdle();
-        int n = sendCq.poll(completions, 1);
-        assertEquals(1, n, "the peer's work request completed");
+        if (fabric.mode() == FabricMode.DETERMINISTIC) {
+            fabric.runUntilIdle();
+            assertEquals(1, sendCq.poll(completions, 1), "the peer's work request completed");
+            return completions[0];
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (sendCq.poll(completions, 1) == 0) {
+            assertTrue(System.nanoTime() - deadline < 0, "the fabric thread executed the peer's work request");
+            Thread.onSpinWait();
+        }
         return completions[0];
     }
 

@@ -151,7 +151,11 @@ public final class ReadList {
             index--;
         }
         itemPosition[index] = position;
-        segments.insert(index, handle, length, offset);
+        if (index == segments.count()) {
+            segments.add(handle, length, offset);
+        } else {
+            segments.insert(index, handle, length, offset);
+        }
     }
 
     /**

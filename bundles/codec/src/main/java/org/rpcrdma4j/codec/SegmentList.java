@@ -90,7 +90,12 @@ public final class SegmentList {
      * <p>Assumptions: the counting pass has proven there is room.
      */
     void add(int handle, int length, long offset) {
-        insert(count, handle, length, offset);
+        int index = count;
+        handles[index] = handle;
+        lengths[index] = length;
+        offsets[index] = offset;
+        count = index + 1;
+        totalLength += Integer.toUnsignedLong(length);
     }
 
     /**
@@ -100,11 +105,9 @@ public final class SegmentList {
      */
     void insert(int index, int handle, int length, long offset) {
         int tail = count - index;
-        if (tail > 0) {
-            System.arraycopy(handles, index, handles, index + 1, tail);
-            System.arraycopy(lengths, index, lengths, index + 1, tail);
-            System.arraycopy(offsets, index, offsets, index + 1, tail);
-        }
+        System.arraycopy(handles, index, handles, index + 1, tail);
+        System.arraycopy(lengths, index, lengths, index + 1, tail);
+        System.arraycopy(offsets, index, offsets, index + 1, tail);
         handles[index] = handle;
         lengths[index] = length;
         offsets[index] = offset;

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.codec;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,7 +13,8 @@ import java.util.Objects;
  * <p>The reader never copies and never changes the wrapped buffer's position,
  * limit or byte order: it keeps its own cursor and limit, both absolute indices
  * into the buffer, and reads with absolute gets. Items are big-endian whatever
- * the buffer's order is.
+ * the buffer's order is (through big-endian VarHandle views, so no per-read
+ * byte-order test and small methods the JIT inlines).
  *
  * <p>Bounds: every read checks the reader's limit first and throws
  * {@link BufferUnderflowException} past it. Callers on the hot path test
@@ -24,8 +27,10 @@ import java.util.Objects;
  */
 public final class XdrReader {
 
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private ByteBuffer buffer;
-    private boolean swap;
     private int position;
     private int limit;
 
@@ -41,7 +46,6 @@ public final class XdrReader {
     public XdrReader wrap(ByteBuffer buffer, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, buffer.limit());
         this.buffer = buffer;
-        this.swap = buffer.order() != ByteOrder.BIG_ENDIAN;
         this.position = offset;
         this.limit = offset + length;
         return this;
@@ -102,9 +106,12 @@ public final class XdrReader {
      * @throws BufferUnderflowException when fewer than four bytes remain
      */
     public int readInt() {
-        int value = peekInt(0);
-        position += Xdr.UNIT_BYTES;
-        return value;
+        int index = position;
+        if (index > limit - Xdr.UNIT_BYTES) {
+            throw new BufferUnderflowException();
+        }
+        position = index + Xdr.UNIT_BYTES;
+        return (int) INT.get(buffer, index);
     }
 
     /**
@@ -123,12 +130,12 @@ public final class XdrReader {
      * @throws BufferUnderflowException when fewer than eight bytes remain
      */
     public long readHyper() {
-        if (limit - position < Xdr.HYPER_BYTES) {
+        int index = position;
+        if (index > limit - Xdr.HYPER_BYTES) {
             throw new BufferUnderflowException();
         }
-        long value = buffer.getLong(position);
-        position += Xdr.HYPER_BYTES;
-        return swap ? Long.reverseBytes(value) : value;
+        position = index + Xdr.HYPER_BYTES;
+        return (long) LONG.get(buffer, index);
     }
 
     /**
@@ -142,8 +149,7 @@ public final class XdrReader {
         if (words < 0 || words >= remainingWords()) {
             throw new BufferUnderflowException();
         }
-        int value = buffer.getInt(position + Xdr.wordsToBytes(words));
-        return swap ? Integer.reverseBytes(value) : value;
+        return (int) INT.get(buffer, position + Xdr.wordsToBytes(words));
     }
 
     /**

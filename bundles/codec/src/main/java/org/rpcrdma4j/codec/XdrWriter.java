@@ -1,5 +1,7 @@
 package org.rpcrdma4j.codec;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,8 +24,10 @@ import java.util.Objects;
  */
 public final class XdrWriter {
 
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private ByteBuffer buffer;
-    private boolean swap;
     private int start;
     private int position;
     private int limit;
@@ -40,7 +44,6 @@ public final class XdrWriter {
     public XdrWriter wrap(ByteBuffer buffer, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, buffer.capacity());
         this.buffer = buffer;
-        this.swap = buffer.order() != ByteOrder.BIG_ENDIAN;
         this.start = offset;
         this.position = offset;
         this.limit = offset + length;
@@ -70,9 +73,12 @@ public final class XdrWriter {
      * @throws BufferOverflowException when fewer than four bytes remain
      */
     public XdrWriter writeInt(int value) {
-        ensure(Xdr.UNIT_BYTES);
-        buffer.putInt(position, swap ? Integer.reverseBytes(value) : value);
-        position += Xdr.UNIT_BYTES;
+        int index = position;
+        if (index > limit - Xdr.UNIT_BYTES) {
+            throw new BufferOverflowException();
+        }
+        position = index + Xdr.UNIT_BYTES;
+        INT.set(buffer, index, value);
         return this;
     }
 
@@ -84,9 +90,12 @@ public final class XdrWriter {
      * @throws BufferOverflowException when fewer than eight bytes remain
      */
     public XdrWriter writeHyper(long value) {
-        ensure(Xdr.HYPER_BYTES);
-        buffer.putLong(position, swap ? Long.reverseBytes(value) : value);
-        position += Xdr.HYPER_BYTES;
+        int index = position;
+        if (index > limit - Xdr.HYPER_BYTES) {
+            throw new BufferOverflowException();
+        }
+        position = index + Xdr.HYPER_BYTES;
+        LONG.set(buffer, index, value);
         return this;
     }
 

@@ -1,0 +1,50 @@
+package org.rpcrdma4j.registration.lkey;
+
+import org.osgi.service.component.annotations.Component;
+import org.rpcrdma4j.registration.lkey.internal.SlabSinkPool;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.transport.spi.SinkPool;
+import org.rpcrdma4j.transport.spi.SinkPoolParameters;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.VerbsException;
+
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceProvider;
+
+/**
+ * LkeyRegistrationStrategy - sinks from a slab registered once, under one lkey.
+ *
+ * <p>A READ names its sink with one SGE per {@link SinkPoolParameters#pageSize()} bytes, so a
+ * sink holds at most {@code pageSize * maxReadSge} bytes (the device's SGE limit per READ). The
+ * slab is registered with LOCAL_WRITE, plus REMOTE_WRITE on iWARP, where READ responses are placed
+ * like remote writes.
+ *
+ * <p>Stateless: the same instance serves as the DS component (service property
+ * {@value RegistrationStrategy#STRATEGY_NAME}={@value #NAME}) and the {@link java.util.ServiceLoader}
+ * provider; safe from any thread.
+ */
+@Component(service = RegistrationStrategy.class, property = RegistrationStrategy.STRATEGY_NAME + "=" + LkeyRegistrationStrategy.NAME)
+@ServiceProvider(value = RegistrationStrategy.class, resolution = Resolution.OPTIONAL)
+public final class LkeyRegistrationStrategy implements RegistrationStrategy {
+    /** The strategy's name. */
+    public static final String NAME = "lkey";
+
+    /** Creates the strategy (DS, ServiceLoader, or plain Java). */
+    public LkeyRegistrationStrategy() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public SinkPool createSinkPool(ProtectionDomain protectionDomain, SinkPoolParameters parameters) throws VerbsException {
+        return SlabSinkPool.create(this, protectionDomain, parameters);
+    }
+
+    @Override
+    public String toString() {
+        return "RegistrationStrategy[" + NAME + "]";
+    }
+}

@@ -1,0 +1,24 @@
+package org.rpcrdma4j.registration.lkey;
+
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.conformance.TransportConformanceTest;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+
+/** The transport suite with local-lkey sinks on an InfiniBand-like loopback device. */
+class LkeyTransportTest extends TransportConformanceTest {
+    @Override
+    protected RegistrationStrategy strategy() {
+        return new LkeyRegistrationStrategy();
+    }
+
+    @Override
+    protected int sinkLength(TransportConfig config, DeviceCapabilities caps) {
+        return Math.min(config.readSinkLength(), config.sinkPageSize() * caps.maxReadSge());
+    }
+
+    @Override
+    protected boolean keepsRegistrationWhileIdle() {
+        return true;
+    }
+}

@@ -1,0 +1,75 @@
+package org.rpcrdma4j.transport;
+
+/**
+ * Counter - the named counters of a transport and of each connection.
+ *
+ * <p>Each connection counts its own; the transport's counters are the sums over every
+ * connection it ever had, plus the transport-wide ones (connections, accept failures).
+ */
+public enum Counter {
+    /** Receive completions with data. */
+    RECEIVES,
+    /** Calls handed to the handler. */
+    CALLS_DELIVERED,
+    /** Calls whose body was entirely inline. */
+    CALLS_INLINE,
+    /** Calls deferred until their read chunks were pulled. */
+    CALLS_DEFERRED,
+    /** Calls dropped after they were accepted for processing (READ failure, connection close). */
+    CALLS_DROPPED,
+    /** RDMA READ work requests posted. */
+    READS,
+    /** Bytes pulled by RDMA READ. */
+    READ_BYTES,
+    /** Times the ORD limit held a READ back. */
+    READ_ORD_STALLS,
+    /** Times no read sink was free for a READ. */
+    READ_SINK_STARVATION,
+    /** READs that completed in error (not counting flushes). */
+    READ_ERRORS,
+    /** Times a receive could not be reposted because no receive context was free. */
+    RECEIVE_STARVATION,
+    /** Receive completions in error (not counting flushes). */
+    RECEIVE_ERRORS,
+    /** Messages received with a version other than 1, answered with ERR_VERS. */
+    ERR_VERS_SENT,
+    /** Malformed messages answered with ERR_CHUNK. */
+    ERR_CHUNK_SENT,
+    /** RDMA_MSGP messages (answered with ERR_CHUNK, also counted there). */
+    MSGP_RECEIVED,
+    /** Messages too short to carry an xid, dropped unanswered. */
+    TRUNCATED_DROPPED,
+    /** RDMA_DONE messages from the client, dropped. */
+    DONE_DROPPED,
+    /** RDMA_ERROR messages from the client (or malformed ones), dropped unanswered. */
+    CLIENT_ERRORS_DROPPED,
+    /** Calls with read chunks refused because no registration strategy was active. */
+    NO_STRATEGY,
+    /**
+     * Calls with read chunks refused with ERR_CHUNK because they need more sinks than the pool
+     * holds, or a body larger than 2 GiB.
+     */
+    READ_PLAN_REFUSED,
+    /** SEND work requests posted. */
+    SENDS,
+    /** Replies dropped because no send buffer was free. */
+    SEND_BUFFER_STARVATION,
+    /** Times the send queue was full and a send had to wait. */
+    SEND_QUEUE_FULL,
+    /** Send-queue completions in error (not counting flushes). */
+    SEND_ERRORS,
+    /** Posts refused by the provider. */
+    POST_FAILURES,
+    /** Second release of a call, refused. */
+    DOUBLE_RELEASES,
+    /** Exceptions thrown by the call handler (ownership stays with the handler). */
+    HANDLER_ERRORS,
+    /** Connections accepted. */
+    CONNECTIONS_ACCEPTED,
+    /** Connect requests that could not be set up (and were rejected). */
+    ACCEPT_FAILURES,
+    /** Connections fully closed. */
+    CONNECTIONS_CLOSED,
+    /** Connections closed because of an error (a failed READ, receive or post). */
+    CONNECTIONS_FAILED
+}

@@ -1,0 +1,18 @@
+package org.rpcrdma4j.transport;
+
+/**
+ * ResourceUsage - what an {@link RdmaTransport} holds at one moment.
+ *
+ * @param heldReceiveContexts receive contexts neither free nor posted: being decoded, waiting for
+ *        READs, or held by handlers
+ * @param postedReceives receives posted on all connections
+ * @param sendBuffersInUse send buffers posted or waiting for the send queue
+ * @param readsInFlight READ chains posted and not yet complete
+ * @param outstandingSinks read sinks taken from every strategy's pools
+ * @param sinkRegistrations registrations the sink pools hold (slabs, valid fast-registration keys,
+ *        per-request regions)
+ * @param connections connections not yet removed
+ */
+public record ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
+                            int outstandingSinks, int sinkRegistrations, int connections) {
+}

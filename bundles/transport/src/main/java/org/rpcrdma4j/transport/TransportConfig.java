@@ -1,0 +1,244 @@
+package org.rpcrdma4j.transport;
+
+import java.util.Objects;
+
+import org.rpcrdma4j.codec.RpcRdmaLimits;
+
+/**
+ * TransportConfig - the settings of an {@link RdmaTransport}. Immutable; built with
+ * {@link #builder()}; a bad value is an {@link IllegalArgumentException} naming the setting.
+ *
+ * <p>Defaults follow Linux's server (NOTES.md): 64 credits, 4096-byte inline receives, 16 READs
+ * in flight per connection.
+ */
+public final class TransportConfig {
+    /** RFC 8797 encodes inline sizes in units of 1 KiB, minus one, in eight bits. */
+    public static final int INLINE_UNIT = 1024;
+    /** The largest inline size RFC 8797 can advertise. */
+    public static final int MAX_INLINE = 256 * INLINE_UNIT;
+
+    /** The defaults. */
+    public static final TransportConfig DEFAULTS = builder().build();
+
+    private final int inlineReceiveThreshold;
+    private final int maxInlineSend;
+    private final int credits;
+    private final int receiveContexts;
+    private final int repostBatch;
+    private final int maxOutstandingReads;
+    private final int sendBuffers;
+    private final int readSinkCount;
+    private final int readSinkLength;
+    private final int sinkPageSize;
+    private final int completionBatch;
+    private final RpcRdmaLimits limits;
+
+    private TransportConfig(Builder b) {
+        inlineReceiveThreshold = b.inlineReceiveThreshold;
+        maxInlineSend = b.maxInlineSend;
+        credits = b.credits;
+        receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits;
+        repostBatch = Math.min(b.repostBatch, b.credits);
+        maxOutstandingReads = b.maxOutstandingReads;
+        sendBuffers = b.sendBuffers;
+        readSinkCount = b.readSinkCount;
+        readSinkLength = b.readSinkLength;
+        sinkPageSize = b.sinkPageSize;
+        completionBatch = b.completionBatch;
+        limits = b.limits;
+        if (receiveContexts < credits) {
+            throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
+        }
+    }
+
+    /** @return a builder holding the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return bytes of each receive buffer, advertised as our receive size (default 4096) */
+    public int inlineReceiveThreshold() {
+        return inlineReceiveThreshold;
+    }
+
+    /** @return the most bytes of a send buffer, whatever the client may receive (default 4096) */
+    public int maxInlineSend() {
+        return maxInlineSend;
+    }
+
+    /** @return receives posted per connection and credits granted (default 64) */
+    public int credits() {
+        return credits;
+    }
+
+    /** @return receive contexts per connection, posted or held by calls (default 2 x credits) */
+    public int receiveContexts() {
+        return receiveContexts;
+    }
+
+    /** @return free receive contexts gathered before they are reposted in one chain (default 8) */
+    public int repostBatch() {
+        return repostBatch;
+    }
+
+    /** @return RDMA READs in flight per connection at most (ORD, default 16) */
+    public int maxOutstandingReads() {
+        return maxOutstandingReads;
+    }
+
+    /** @return send buffers per connection (default 16) */
+    public int sendBuffers() {
+        return sendBuffers;
+    }
+
+    /** @return READ sinks per protection domain and strategy (default 64) */
+    public int readSinkCount() {
+        return readSinkCount;
+    }
+
+    /** @return most bytes of one READ sink (default 256 KiB) */
+    public int readSinkLength() {
+        return readSinkLength;
+    }
+
+    /** @return span of one SGE into pooled sink memory (default 4096) */
+    public int sinkPageSize() {
+        return sinkPageSize;
+    }
+
+    /** @return completions taken per poll (default 32) */
+    public int completionBatch() {
+        return completionBatch;
+    }
+
+    /** @return the header limits the decoder enforces */
+    public RpcRdmaLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public String toString() {
+        return "TransportConfig[inlineReceiveThreshold=" + inlineReceiveThreshold + ", maxInlineSend=" + maxInlineSend
+                + ", credits=" + credits + ", receiveContexts=" + receiveContexts + ", repostBatch=" + repostBatch
+                + ", maxOutstandingReads=" + maxOutstandingReads + ", sendBuffers=" + sendBuffers
+                + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
+                + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch + ", " + limits + "]";
+    }
+
+    /** Builder - collects settings; each setter checks its value at once. */
+    public static final class Builder {
+        private int inlineReceiveThreshold = 4096;
+        private int maxInlineSend = 4096;
+        private int credits = 64;
+        private int receiveContexts;
+        private int repostBatch = 8;
+        private int maxOutstandingReads = 16;
+        private int sendBuffers = 16;
+        private int readSinkCount = 64;
+        private int readSinkLength = 256 * 1024;
+        private int sinkPageSize = 4096;
+        private int completionBatch = 32;
+        private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
+
+        private Builder() {
+        }
+
+        /** @param bytes a multiple of 1024 within 1024..262144 @return this builder */
+        public Builder inlineReceiveThreshold(int bytes) {
+            inlineReceiveThreshold = inlineSize("inlineReceiveThreshold", bytes);
+            return this;
+        }
+
+        /** @param bytes a multiple of 1024 within 1024..262144 @return this builder */
+        public Builder maxInlineSend(int bytes) {
+            maxInlineSend = inlineSize("maxInlineSend", bytes);
+            return this;
+        }
+
+        /** @param value 1..4096 @return this builder */
+        public Builder credits(int value) {
+            credits = range("credits", value, 1, 4096);
+            return this;
+        }
+
+        /** @param value at least credits, at most 8192 @return this builder */
+        public Builder receiveContexts(int value) {
+            receiveContexts = range("receiveContexts", value, 1, 8192);
+            return this;
+        }
+
+        /** @param value 1..credits @return this builder */
+        public Builder repostBatch(int value) {
+            repostBatch = range("repostBatch", value, 1, 4096);
+            return this;
+        }
+
+        /** @param value 1..128 @return this builder */
+        public Builder maxOutstandingReads(int value) {
+            maxOutstandingReads = range("maxOutstandingReads", value, 1, 128);
+            return this;
+        }
+
+        /** @param value 1..4096 @return this builder */
+        public Builder sendBuffers(int value) {
+            sendBuffers = range("sendBuffers", value, 1, 4096);
+            return this;
+        }
+
+        /** @param value 1..65536 @return this builder */
+        public Builder readSinkCount(int value) {
+            readSinkCount = range("readSinkCount", value, 1, 65536);
+            return this;
+        }
+
+        /** @param bytes 4..16 MiB, a multiple of 4 @return this builder */
+        public Builder readSinkLength(int bytes) {
+            readSinkLength = range("readSinkLength", bytes, 4, 16 << 20);
+            if ((bytes & 3) != 0) {
+                throw new IllegalArgumentException("readSinkLength must be a multiple of 4: " + bytes);
+            }
+            return this;
+        }
+
+        /** @param bytes a power of two within 64..1 MiB @return this builder */
+        public Builder sinkPageSize(int bytes) {
+            sinkPageSize = range("sinkPageSize", bytes, 64, 1 << 20);
+            if (Integer.bitCount(bytes) != 1) {
+                throw new IllegalArgumentException("sinkPageSize must be a power of two: " + bytes);
+            }
+            return this;
+        }
+
+        /** @param value 1..1024 @return this builder */
+        public Builder completionBatch(int value) {
+            completionBatch = range("completionBatch", value, 1, 1024);
+            return this;
+        }
+
+        /** @param value the header limits @return this builder */
+        public Builder limits(RpcRdmaLimits value) {
+            limits = Objects.requireNonNull(value, "limits");
+            return this;
+        }
+
+        /** @return the configuration */
+        public TransportConfig build() {
+            return new TransportConfig(this);
+        }
+
+        private static int inlineSize(String name, int bytes) {
+            range(name, bytes, INLINE_UNIT, MAX_INLINE);
+            if (bytes % INLINE_UNIT != 0) {
+                throw new IllegalArgumentException(name + " must be a multiple of " + INLINE_UNIT + ": " + bytes);
+            }
+            return bytes;
+        }
+
+        private static int range(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + " must be within " + min + ".." + max + ": " + value);
+            }
+            return value;
+        }
+    }
+}

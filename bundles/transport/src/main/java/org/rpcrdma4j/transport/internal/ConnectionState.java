@@ -1,0 +1,435 @@
+package org.rpcrdma4j.transport.internal;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+
+import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.DecodeStatus;
+import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.RpcRdmaCm;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.CompletionStatus;
+import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * ConnectionState - one accepted connection: its completion queue, receive pool, send queue and
+ * READ scheduler, the receive path that decodes each message, and its orderly close.
+ *
+ * <p>Phases: ACCEPTING → ESTABLISHED → CLOSING (disconnected; outstanding work flushes) → CLOSED
+ * (queue pair, completion queue and registrations released) → removed once every call handed to
+ * the handler has been released. Every resource has this one owner and is released once, on
+ * every path (CVE-2026-93224 class: a failed accept releases exactly what it set up).
+ *
+ * <p>Threading: confined to the completion thread, except the {@link RdmaConnection} getters,
+ * {@link #close()} and {@link #returnContext} (any thread).
+ */
+public final class ConnectionState implements RdmaConnection, ReadScheduler.Listener {
+    private static final int ACCEPTING = 0;
+    private static final int ESTABLISHED = 1;
+    private static final int CLOSING = 2;
+    private static final int CLOSED = 3;
+
+    private final TransportEngine engine;
+    private final Connection connection;
+    private final DeviceResources device;
+    private final Counters counters;
+    private final TransportConfig config;
+    private final InetSocketAddress remoteAddress;
+    private final InetSocketAddress localAddress;
+    private final int replySizeLimit;
+    private final boolean remoteInvalidation;
+    private CompletionQueue completionQueue;
+    private ReceivePool receivePool;
+    private SendQueue sendQueue;
+    private ReadScheduler readScheduler;
+    private ErrorReplies errorReplies;
+    private QueuePair queuePair;
+    private volatile int phase = ACCEPTING;
+    private volatile boolean closeRequested;
+
+    ConnectionState(TransportEngine engine, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
+        this.engine = engine;
+        this.connection = connection;
+        this.device = device;
+        this.config = engine.config();
+        this.counters = new Counters(engine.counters());
+        this.remoteAddress = connection.remoteAddress();
+        this.localAddress = connection.localAddress();
+        this.replySizeLimit = peer != null ? peer.maxReceiveSize() : RpcRdma.DEFAULT_INLINE_THRESHOLD;
+        this.remoteInvalidation = peer != null && peer.remoteInvalidate();
+    }
+
+    /**
+     * open() - set up every resource, post the receives and accept with our private data.
+     *
+     * <p>On failure everything set up so far is released, once, and the exception propagates;
+     * the caller rejects and closes the connection.
+     *
+     * @throws VerbsException when the device or the connection manager refuses
+     */
+    void open(QueuePairSizing sizing) throws VerbsException {
+        try {
+            completionQueue = device.device().createCompletionQueue(sizing.completionQueueCapacity());
+            receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
+                    config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
+            sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
+                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), counters);
+            readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
+                    sendQueue, counters, this);
+            errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
+            queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));
+            sendQueue.attach(queuePair);
+            receivePool.postReceives(queuePair);
+            connection.attach(this);
+            connection.accept(acceptPrivateData());
+        } catch (VerbsException | RuntimeException e) {
+            releaseAfterFailedOpen();
+            throw e;
+        }
+    }
+
+    private ByteBuffer acceptPrivateData() {
+        ByteBuffer data = ByteBuffer.allocate(RpcRdmaCm.PRIVATE_DATA_BYTES);
+        new ConnectionPrivateData(Math.min(replySizeLimit, config.maxInlineSend()), config.inlineReceiveThreshold(), false)
+                .encode(data, 0);
+        return data;
+    }
+
+    private void releaseAfterFailedOpen() {
+        connection.attach(null);
+        if (queuePair != null) {
+            connection.close();
+            receivePool.forgetPosted();
+        }
+        closeQuietly(completionQueue);
+        if (receivePool != null) {
+            receivePool.deregister();
+        }
+        if (sendQueue != null) {
+            sendQueue.deregister();
+        }
+        phase = CLOSED;
+    }
+
+    Counters counters() {
+        return counters;
+    }
+
+    DeviceResources device() {
+        return device;
+    }
+
+    void onEstablished() {
+        if (phase == ACCEPTING) {
+            phase = ESTABLISHED;
+        }
+    }
+
+    /**
+     * doWork() - one pass: take back released calls, handle completions, post READs, SENDs and
+     * receives, and finish a close when everything has flushed.
+     *
+     * @param completions the engine's reusable completion array
+     * @return work done (completions handled, calls returned, requests posted)
+     */
+    int doWork(WorkCompletion[] completions) {
+        int work = receivePool.drainReturned();
+        if (closeRequested && phase < CLOSING) {
+            beginClose(false);
+        }
+        if (phase == CLOSED) {
+            return work;
+        }
+        work += pollCompletions(completions);
+        work += readScheduler.pump();
+        if (!sendQueue.pump()) {
+            beginClose(true);
+        }
+        if (phase < CLOSING) {
+            work += postReceives();
+        } else if (receivePool.posted() == 0 && sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0) {
+            tearDown();
+            work++;
+        }
+        return work;
+    }
+
+    private int pollCompletions(WorkCompletion[] completions) {
+        int n;
+        try {
+            n = completionQueue.poll(completions, completions.length);
+        } catch (VerbsException e) {
+            counters.increment(Counter.POST_FAILURES);
+            beginClose(true);
+            return 0;
+        }
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = completions[i];
+            switch (WorkRequestIds.kind(wc.id())) {
+                case WorkRequestIds.RECEIVE:
+                    onReceiveCompletion(wc);
+                    break;
+                case WorkRequestIds.SEND:
+                    if (!sendQueue.onSendCompletion(wc)) {
+                        beginClose(true);
+                    }
+                    break;
+                case WorkRequestIds.READ:
+                    readScheduler.onReadCompletion(wc);
+                    break;
+                default:
+                    counters.increment(Counter.POST_FAILURES);
+                    break;
+            }
+        }
+        return n;
+    }
+
+    private int postReceives() {
+        try {
+            return receivePool.postReceives(queuePair);
+        } catch (VerbsException e) {
+            counters.increment(Counter.POST_FAILURES);
+            beginClose(true);
+            return 0;
+        }
+    }
+
+    private void onReceiveCompletion(WorkCompletion wc) {
+        ReceiveContext ctx = receivePool.onReceiveCompletion(WorkRequestIds.index(wc.id()));
+        if (!wc.isSuccess()) {
+            if (wc.status() != CompletionStatus.WORK_REQUEST_FLUSHED) {
+                counters.increment(Counter.RECEIVE_ERRORS);
+                beginClose(true);
+            }
+            receivePool.recycle(ctx);
+            return;
+        }
+        if (phase >= CLOSING) {
+            receivePool.recycle(ctx);
+            return;
+        }
+        counters.increment(Counter.RECEIVES);
+        ParsedHeader header = ctx.header();
+        DecodeStatus status = engine.decoder().decode(ctx.buffer(), 0, wc.byteCount(), header);
+        switch (status.outcome()) {
+            case OK:
+                onValidMessage(ctx);
+                return;
+            case WRONG_VERSION:
+                reply(errorReplies.sendErrVers(header.xid(), header.vers()));
+                break;
+            default:
+                onMalformedMessage(status, wc.byteCount(), header);
+                break;
+        }
+        receivePool.recycle(ctx);
+    }
+
+    private void onMalformedMessage(DecodeStatus status, int byteCount, ParsedHeader header) {
+        if (status == DecodeStatus.TRUNCATED_FIXED_HEADER && byteCount < Integer.BYTES) {
+            counters.increment(Counter.TRUNCATED_DROPPED);
+        } else if (header.vers() == RpcRdma.VERSION_1 && header.proc() == RpcRdma.RDMA_ERROR) {
+            counters.increment(Counter.CLIENT_ERRORS_DROPPED);
+        } else {
+            if (status == DecodeStatus.MSGP_NOT_SUPPORTED) {
+                counters.increment(Counter.MSGP_RECEIVED);
+            }
+            reply(errorReplies.sendErrChunk(header.xid()));
+        }
+    }
+
+    private void onValidMessage(ReceiveContext ctx) {
+        ParsedHeader header = ctx.header();
+        switch (header.proc()) {
+            case RpcRdma.RDMA_MSG:
+            case RpcRdma.RDMA_NOMSG:
+                break;
+            case RpcRdma.RDMA_DONE:
+                counters.increment(Counter.DONE_DROPPED);
+                receivePool.recycle(ctx);
+                return;
+            default:
+                counters.increment(Counter.CLIENT_ERRORS_DROPPED);
+                receivePool.recycle(ctx);
+                return;
+        }
+        if (header.readList().isEmpty()) {
+            ctx.presentInline();
+            counters.increment(Counter.CALLS_INLINE);
+            deliver(ctx);
+            return;
+        }
+        ReadPlanner.Result result = ReadPlanner.plan(ctx, engine.activeStrategy(), device);
+        if (result != ReadPlanner.Result.PLANNED) {
+            counters.increment(result == ReadPlanner.Result.NO_STRATEGY ? Counter.NO_STRATEGY : Counter.READ_PLAN_REFUSED);
+            reply(errorReplies.sendErrChunk(header.xid()));
+            receivePool.recycle(ctx);
+            return;
+        }
+        counters.increment(Counter.CALLS_DEFERRED);
+        readScheduler.enqueue(ctx);
+    }
+
+    private void reply(boolean posted) {
+        if (!posted) {
+            beginClose(true);
+        }
+    }
+
+    private void deliver(ReceiveContext ctx) {
+        counters.increment(Counter.CALLS_DELIVERED);
+        ctx.setState(ReceiveContext.DELIVERED);
+        try {
+            engine.handler().onCall(ctx);
+        } catch (RuntimeException e) {
+            counters.increment(Counter.HANDLER_ERRORS);
+        }
+    }
+
+    @Override
+    public void onReadsComplete(ReceiveContext ctx) {
+        if (phase >= CLOSING) {
+            onReadsFailed(ctx);
+            return;
+        }
+        CallAssembler.assemble(ctx);
+        deliver(ctx);
+    }
+
+    @Override
+    public void onReadsFailed(ReceiveContext ctx) {
+        counters.increment(Counter.CALLS_DROPPED);
+        receivePool.recycle(ctx);
+    }
+
+    @Override
+    public void onReadError() {
+        beginClose(true);
+    }
+
+    /**
+     * beginClose() - stop serving: disconnect (every outstanding request flushes), fail queued
+     * calls, forget waiting SENDs. The rest happens as the flushes are polled.
+     *
+     * @param failed true when an error forces the close (counted)
+     */
+    void beginClose(boolean failed) {
+        int was = phase;
+        if (was >= CLOSING) {
+            return;
+        }
+        phase = CLOSING;
+        if (failed) {
+            counters.increment(Counter.CONNECTIONS_FAILED);
+        }
+        sendQueue.dropWaiting();
+        readScheduler.failAll();
+        try {
+            connection.disconnect();
+        } catch (VerbsException e) {
+            counters.increment(Counter.POST_FAILURES);
+        }
+    }
+
+    private void tearDown() {
+        connection.attach(null);
+        connection.close();
+        receivePool.forgetPosted();
+        closeQuietly(completionQueue);
+        receivePool.deregister();
+        sendQueue.deregister();
+        phase = CLOSED;
+        counters.increment(Counter.CONNECTIONS_CLOSED);
+    }
+
+    private void closeQuietly(CompletionQueue cq) {
+        if (cq == null) {
+            return;
+        }
+        try {
+            cq.close();
+        } catch (VerbsException e) {
+            counters.increment(Counter.POST_FAILURES);
+        }
+    }
+
+    /** @return true once closed and every call handed out has been released */
+    boolean isRemovable() {
+        return phase == CLOSED && receivePool.held() == 0;
+    }
+
+    boolean isClosed() {
+        return phase == CLOSED;
+    }
+
+    void returnContext(ReceiveContext ctx) {
+        receivePool.returnContext(ctx);
+    }
+
+    /** @return a snapshot of the pools, for leak checks; completion thread only */
+    void addUsage(int[] usage) {
+        usage[0] += receivePool.held();
+        usage[1] += receivePool.posted();
+        usage[2] += sendQueue.buffersInUse();
+        usage[3] += readScheduler.inFlight();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return phase < CLOSING && !closeRequested;
+    }
+
+    @Override
+    public int replySizeLimit() {
+        return replySizeLimit;
+    }
+
+    @Override
+    public int receiveSizeLimit() {
+        return config.inlineReceiveThreshold();
+    }
+
+    @Override
+    public boolean remoteInvalidationAllowed() {
+        return remoteInvalidation;
+    }
+
+    @Override
+    public int grantedCredits() {
+        return config.credits();
+    }
+
+    @Override
+    public TransportStatistics statistics() {
+        return counters;
+    }
+
+    @Override
+    public void close() {
+        closeRequested = true;
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaConnection[" + remoteAddress + " -> " + localAddress + ", phase=" + phase + "]";
+    }
+}

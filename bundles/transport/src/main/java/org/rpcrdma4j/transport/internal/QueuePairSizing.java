@@ -1,0 +1,60 @@
+package org.rpcrdma4j.transport.internal;
+
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.spi.ReadRequestChain;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.QueuePairAttributes;
+
+/**
+ * QueuePairSizing - the queue depths, SGE limits and READ depth of a connection, from the
+ * configuration clamped to what the device can do.
+ *
+ * <p>Send queue: every send buffer plus a full READ chain (REG_MR, READ, LOCAL_INV) for each READ
+ * the ORD limit allows. Receive queue: credits plus one repost batch. The completion queue holds
+ * both. Immutable.
+ */
+record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandingReads, int maxReadSge,
+                       int maxSendSge) {
+
+    /**
+     * of() - size a connection for a device.
+     *
+     * @throws IllegalArgumentException when the device cannot hold the configured receive queue
+     */
+    static QueuePairSizing of(TransportConfig config, DeviceCapabilities caps) {
+        int ord = Math.min(config.maxOutstandingReads(), caps.maxOutstandingReads());
+        int receiveDepth = Math.min(config.receiveContexts(), config.credits() + config.repostBatch());
+        if (receiveDepth > caps.maxQueueDepth()) {
+            throw new IllegalArgumentException("credits (" + config.credits() + ") exceed the device's queue depth "
+                    + caps.maxQueueDepth());
+        }
+        int sendDepth = Math.min(caps.maxQueueDepth(), config.sendBuffers() + ord * ReadRequestChain.MAX_REQUESTS);
+        ord = Math.min(ord, Math.max(1, (sendDepth - 1) / ReadRequestChain.MAX_REQUESTS));
+        int readSge = readSgeLimit(caps);
+        return new QueuePairSizing(sendDepth, receiveDepth, ord, readSge, Math.min(caps.maxSendSge(), Math.max(4, readSge)));
+    }
+
+    /**
+     * readSgeLimit() - the most SGEs one READ may carry: the device's READ limit, within the send
+     * SGE limit that every send-queue request of the queue pair obeys.
+     */
+    static int readSgeLimit(DeviceCapabilities caps) {
+        return Math.min(caps.maxReadSge(), caps.maxSendSge());
+    }
+
+    int completionQueueCapacity() {
+        return sendQueueDepth + receiveQueueDepth;
+    }
+
+    QueuePairAttributes attributes(CompletionQueue cq) {
+        return QueuePairAttributes.builder(cq, cq)
+                .sendQueueDepth(sendQueueDepth)
+                .receiveQueueDepth(receiveQueueDepth)
+                .maxSendSge(maxSendSge)
+                .maxReceiveSge(1)
+                .initiatorDepth(outstandingReads)
+                .responderResources(1)
+                .build();
+    }
+}

@@ -1,0 +1,223 @@
+package org.rpcrdma4j.transport.internal;
+
+import java.util.ArrayDeque;
+
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.spi.ReadRequestChain;
+import org.rpcrdma4j.transport.spi.ReadSink;
+import org.rpcrdma4j.verbs.CompletionStatus;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * ReadScheduler - pull the read chunks of one connection's deferred calls with RDMA READ.
+ *
+ * <p>Calls wait in arrival order. The call at the head takes all its sinks at once, then its
+ * READs are posted while fewer than the ORD limit are in flight and the send queue has room for
+ * their chains; the next call starts when the head's READs are all posted. A call is complete
+ * when every chain of its READs has completed; a failed chain fails its call, which is dropped
+ * once nothing of it is in flight. Nothing blocks: {@link #pump()} runs again after every batch of
+ * completions and every release.
+ *
+ * <p>Each READ slot remembers its call and sink, and the sink its strategy's pool. Confined to the
+ * completion thread.
+ */
+final class ReadScheduler {
+    /** What the connection learns from a completed chain. */
+    interface Listener {
+        /** Every READ of the call completed; assemble and deliver it. */
+        void onReadsComplete(ReceiveContext ctx);
+
+        /** The call failed and nothing of it is in flight any more; drop it. */
+        void onReadsFailed(ReceiveContext ctx);
+
+        /** A READ failed with an error (not a flush): the connection must close. */
+        void onReadError();
+    }
+
+    private final ArrayDeque<ReceiveContext> queue;
+    private final SendQueue sendQueue;
+    private final Counters counters;
+    private final Listener listener;
+    private final ReadRequestChain chain;
+    private final ReceiveContext[] slotCall;
+    private final int[] slotPiece;
+    private final int[] slotPending;
+    private final boolean[] slotFailed;
+    private final int[] freeSlots;
+    private int freeSlotCount;
+
+    ReadScheduler(int ord, int maxReadSge, int maxCalls, SendQueue sendQueue, Counters counters, Listener listener) {
+        this.queue = new ArrayDeque<>(maxCalls);
+        this.sendQueue = sendQueue;
+        this.counters = counters;
+        this.listener = listener;
+        this.chain = new ReadRequestChain(maxReadSge);
+        this.slotCall = new ReceiveContext[ord];
+        this.slotPiece = new int[ord];
+        this.slotPending = new int[ord];
+        this.slotFailed = new boolean[ord];
+        this.freeSlots = new int[ord];
+        for (int i = 0; i < ord; i++) {
+            freeSlots[i] = ord - 1 - i;
+        }
+        freeSlotCount = ord;
+    }
+
+    /** @return READs in flight (their chains not yet complete) */
+    int inFlight() {
+        return slotCall.length - freeSlotCount;
+    }
+
+    /** @return calls waiting for READs to be posted */
+    int queued() {
+        return queue.size();
+    }
+
+    /** enqueue() - a call whose plan is built waits for its READs. */
+    void enqueue(ReceiveContext ctx) {
+        queue.addLast(ctx);
+    }
+
+    /**
+     * pump() - post what the ORD limit, the send queue and the sink pools allow.
+     *
+     * @return READs posted
+     */
+    int pump() {
+        int posted = 0;
+        ReceiveContext head;
+        while ((head = queue.peekFirst()) != null) {
+            ReadPlan plan = head.readPlan();
+            if (plan.failed() || !plan.hasUnposted()) {
+                finishQueued(queue.pollFirst());
+                continue;
+            }
+            if (!plan.hasSinks() && !plan.allocateSinks()) {
+                counters.increment(Counter.READ_SINK_STARVATION);
+                break;
+            }
+            if (freeSlotCount == 0) {
+                counters.increment(Counter.READ_ORD_STALLS);
+                break;
+            }
+            int result = postNext(head, plan);
+            if (result < 0) {
+                break;
+            }
+            posted += result;
+        }
+        return posted;
+    }
+
+    /** @return 1 when a READ was posted, 0 when the call failed, -1 when the send queue is full */
+    private int postNext(ReceiveContext ctx, ReadPlan plan) {
+        if (!sendQueue.reserve(ReadRequestChain.MAX_REQUESTS)) {
+            counters.increment(Counter.SEND_QUEUE_FULL);
+            return -1;
+        }
+        int slot = freeSlots[freeSlotCount - 1];
+        int piece = plan.takeNextPiece();
+        ReadSink sink = plan.pieceSink(piece);
+        chain.begin(WorkRequestIds.of(WorkRequestIds.READ, slot));
+        if (!sink.prepareRead(chain, plan.pieceLength(piece), plan.pieceRemote(piece), plan.pieceRkey(piece))) {
+            sendQueue.unreserve(ReadRequestChain.MAX_REQUESTS);
+            plan.pieceCompleted(false);
+            return 0;
+        }
+        int n = chain.size();
+        sendQueue.unreserve(ReadRequestChain.MAX_REQUESTS - n);
+        freeSlotCount--;
+        slotCall[slot] = ctx;
+        slotPiece[slot] = piece;
+        slotFailed[slot] = false;
+        slotPending[slot] = n;
+        try {
+            sendQueue.postChain(chain.first());
+        } catch (VerbsException e) {
+            int accepted = Math.max(0, e.failedIndex());
+            sendQueue.unreserve(n - accepted);
+            counters.increment(Counter.POST_FAILURES);
+            slotFailed[slot] = true;
+            slotPending[slot] = accepted;
+            plan.fail();
+            if (accepted == 0) {
+                finishSlot(slot);
+            }
+            listener.onReadError();
+            return 0;
+        }
+        counters.readStarted(plan.pool().name());
+        return 1;
+    }
+
+    /**
+     * onReadCompletion() - one request of a READ chain completed.
+     */
+    void onReadCompletion(WorkCompletion wc) {
+        int slot = WorkRequestIds.index(wc.id());
+        sendQueue.unreserve(1);
+        if (!wc.isSuccess()) {
+            slotFailed[slot] = true;
+            if (wc.status() != CompletionStatus.WORK_REQUEST_FLUSHED) {
+                counters.increment(Counter.READ_ERRORS);
+                listener.onReadError();
+            }
+        }
+        if (--slotPending[slot] == 0) {
+            finishSlot(slot);
+        }
+    }
+
+    private void finishSlot(int slot) {
+        ReceiveContext ctx = slotCall[slot];
+        ReadPlan plan = ctx.readPlan();
+        boolean success = !slotFailed[slot];
+        int piece = slotPiece[slot];
+        plan.pieceSink(piece).readCompleted(success);
+        if (success) {
+            counters.add(Counter.READ_BYTES, plan.pieceLength(piece));
+        }
+        plan.pieceCompleted(success);
+        slotCall[slot] = null;
+        freeSlots[freeSlotCount++] = slot;
+        if (!plan.queued()) {
+            settle(ctx);
+        }
+    }
+
+    /** A call left the queue (all posted, or failed): settle it once nothing is in flight. */
+    private void finishQueued(ReceiveContext ctx) {
+        ctx.readPlan().dequeued();
+        settle(ctx);
+    }
+
+    private void settle(ReceiveContext ctx) {
+        ReadPlan plan = ctx.readPlan();
+        if (!plan.quiet()) {
+            return;
+        }
+        if (plan.failed()) {
+            listener.onReadsFailed(ctx);
+        } else if (plan.done()) {
+            listener.onReadsComplete(ctx);
+        }
+    }
+
+    /**
+     * failAll() - the connection is closing: every queued call fails; those with nothing in
+     * flight are dropped now, the others when their chains flush.
+     */
+    void failAll() {
+        ReceiveContext ctx;
+        while ((ctx = queue.pollFirst()) != null) {
+            ctx.readPlan().fail();
+            finishQueued(ctx);
+        }
+        for (ReceiveContext c : slotCall) {
+            if (c != null) {
+                c.readPlan().fail();
+            }
+        }
+    }
+}

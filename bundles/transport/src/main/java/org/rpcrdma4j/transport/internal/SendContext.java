@@ -1,0 +1,55 @@
+package org.rpcrdma4j.transport.internal;
+
+import java.nio.ByteBuffer;
+
+import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.SendOpcode;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+
+/**
+ * SendContext - one pooled, registered send buffer and its reusable SEND work request.
+ *
+ * <p>The buffer holds a transport header (and, once replies are sent, the inline RPC reply);
+ * further SGEs may name other registered memory. Owned by its {@link SendQueue}; taken with
+ * {@link SendQueue#acquire()}, given back by posting it (the completion returns it) or by
+ * {@link SendQueue#abandon}. Confined to the completion thread.
+ */
+final class SendContext {
+    private final int index;
+    private final MemoryRegion region;
+    private final int offset;
+    private final ByteBuffer buffer;
+    private final SendWorkRequest request;
+
+    SendContext(int index, MemoryRegion region, int offset, int length, int maxSge) {
+        this.index = index;
+        this.region = region;
+        this.offset = offset;
+        this.buffer = region.buffer().slice(offset, length);
+        this.request = new SendWorkRequest(maxSge);
+    }
+
+    int index() {
+        return index;
+    }
+
+    /** @return the send buffer; write the message from index 0 */
+    ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /**
+     * prepareSend() - make the request a signaled SEND of the buffer's first {@code length} bytes.
+     *
+     * @return the request, for more SGEs
+     */
+    SendWorkRequest prepareSend(int length) {
+        request.reset(SendOpcode.SEND, WorkRequestIds.of(WorkRequestIds.SEND, index), SendWorkRequest.SIGNALED);
+        request.next(null);
+        return request.addSge(region, offset, length);
+    }
+
+    SendWorkRequest request() {
+        return request;
+    }
+}

@@ -1,0 +1,182 @@
+package org.rpcrdma4j.transport.internal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * SendQueue - send-queue accounting and the send buffers of one connection.
+ *
+ * <p>Every request this transport posts is signaled, so a slot is taken at post and given back
+ * when that request's completion is polled; nothing is ever posted beyond {@link #depth()}. READ
+ * chains reserve their slots here too. A SEND that finds the queue full waits in FIFO order and
+ * is posted by {@link #pump()} as completions free slots: no thread blocks.
+ *
+ * <p>Ownership: the connection owns the queue; {@link #deregister()} after the queue pair is
+ * destroyed. Confined to the completion thread.
+ */
+final class SendQueue {
+    private final int depth;
+    private final MemoryRegion region;
+    private final SendContext[] contexts;
+    private final int[] freeStack;
+    private final ArrayDeque<SendContext> waiting;
+    private final Counters counters;
+    private int freeCount;
+    private int outstanding;
+    private QueuePair queuePair;
+
+    /**
+     * Registers the send buffers.
+     *
+     * @throws VerbsException when registration fails (nothing stays registered)
+     */
+    SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, Counters counters) throws VerbsException {
+        this.depth = depth;
+        this.counters = counters;
+        this.region = pd.registerMemory(ByteBuffer.allocateDirect(buffers * bufferLength), 0);
+        this.contexts = new SendContext[buffers];
+        this.freeStack = new int[buffers];
+        this.waiting = new ArrayDeque<>(buffers);
+        for (int i = 0; i < buffers; i++) {
+            contexts[i] = new SendContext(i, region, i * bufferLength, bufferLength, maxSge);
+            freeStack[i] = buffers - 1 - i;
+        }
+        freeCount = buffers;
+    }
+
+    void attach(QueuePair qp) {
+        this.queuePair = qp;
+    }
+
+    int depth() {
+        return depth;
+    }
+
+    /** @return requests posted whose completions have not been polled yet */
+    int outstanding() {
+        return outstanding;
+    }
+
+    /** @return SENDs waiting for a send-queue slot */
+    int waiting() {
+        return waiting.size();
+    }
+
+    /**
+     * reserve() - take send-queue slots for {@code n} requests about to be posted.
+     *
+     * @return false when fewer than {@code n} are free (nothing taken)
+     */
+    boolean reserve(int n) {
+        if (depth - outstanding < n) {
+            return false;
+        }
+        outstanding += n;
+        return true;
+    }
+
+    /** unreserve() - give back slots of requests that were not posted after all. */
+    void unreserve(int n) {
+        outstanding -= n;
+    }
+
+    /** @return a free send context, or null (counted) when every buffer is in use */
+    SendContext acquire() {
+        if (freeCount == 0) {
+            counters.increment(Counter.SEND_BUFFER_STARVATION);
+            return null;
+        }
+        return contexts[freeStack[--freeCount]];
+    }
+
+    /** abandon() - give back a context that will not be posted. */
+    void abandon(SendContext context) {
+        freeStack[freeCount++] = context.index();
+    }
+
+    /**
+     * send() - post a prepared SEND now, or queue it until a slot frees.
+     *
+     * @return false when the provider refused the post (the context is back in the pool)
+     */
+    boolean send(SendContext context) {
+        if (!waiting.isEmpty() || !reserve(1)) {
+            counters.increment(Counter.SEND_QUEUE_FULL);
+            waiting.addLast(context);
+            return true;
+        }
+        return post(context);
+    }
+
+    /** @return false when a post failed */
+    boolean pump() {
+        while (!waiting.isEmpty() && reserve(1)) {
+            if (!post(waiting.pollFirst())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean post(SendContext context) {
+        try {
+            queuePair.postSend(context.request());
+            counters.increment(Counter.SENDS);
+            return true;
+        } catch (VerbsException e) {
+            unreserve(1);
+            abandon(context);
+            counters.increment(Counter.POST_FAILURES);
+            return false;
+        }
+    }
+
+    /**
+     * onSendCompletion() - a SEND completed: its slot and buffer are free again.
+     *
+     * @return true on success or flush; false on an error that must close the connection
+     */
+    boolean onSendCompletion(WorkCompletion wc) {
+        outstanding--;
+        abandon(contexts[WorkRequestIds.index(wc.id())]);
+        if (wc.isSuccess() || wc.status() == org.rpcrdma4j.verbs.CompletionStatus.WORK_REQUEST_FLUSHED) {
+            return true;
+        }
+        counters.increment(Counter.SEND_ERRORS);
+        return false;
+    }
+
+    /** dropWaiting() - forget SENDs still waiting (the connection is closing). */
+    void dropWaiting() {
+        while (!waiting.isEmpty()) {
+            abandon(waiting.pollFirst());
+        }
+    }
+
+    /** @return send buffers not in the pool */
+    int buffersInUse() {
+        return contexts.length - freeCount;
+    }
+
+    /** deregister() - release the send buffers' registration; after the queue pair is gone. */
+    void deregister() {
+        try {
+            region.deregister();
+        } catch (VerbsException e) {
+            counters.increment(Counter.POST_FAILURES);
+        }
+    }
+
+    /** @return a request to post directly (used by READ chains); slots MUST be reserved first */
+    void postChain(SendWorkRequest first) throws VerbsException {
+        queuePair.postSend(first);
+    }
+}

@@ -1,0 +1,146 @@
+package org.rpcrdma4j.transport.conformance;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.transport.RdmaTransport;
+import org.rpcrdma4j.transport.ResourceUsage;
+import org.rpcrdma4j.transport.RpcCallHandler;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.loopback.FabricMode;
+import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
+
+/**
+ * TransportHarness - the embedded-channel idea for the transport: a loopback fabric, a transport
+ * listening on it, raw clients, and a {@link #settle()} that drives everything step by step in
+ * deterministic mode, with no thread.
+ *
+ * <p>Ownership: the test owns it and MUST {@link #close()} it (clients, transport, fabric).
+ */
+public final class TransportHarness implements AutoCloseable {
+    private static final int MAX_ROUNDS = 100_000;
+
+    private final LoopbackFabric fabric;
+    private final RdmaTransport transport;
+    private final List<RawClient> clients = new ArrayList<>();
+
+    /** Creates a transport on {@code fabric} with {@code strategies} (the first one active). */
+    public TransportHarness(LoopbackFabric fabric, TransportConfig config, RpcCallHandler handler,
+                            RegistrationStrategy... strategies) throws VerbsException {
+        this.fabric = fabric;
+        this.transport = RdmaTransport.open(fabric.provider(), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                config, handler);
+        for (RegistrationStrategy s : strategies) {
+            transport.addStrategy(s);
+        }
+    }
+
+    public LoopbackFabric fabric() {
+        return fabric;
+    }
+
+    public RdmaTransport transport() {
+        return transport;
+    }
+
+    /** connect() - a client with RFC 8797 private data (receive size 4 KiB), established. */
+    public RawClient connect() throws Exception {
+        return connect(new ConnectionPrivateData(4096, 4096, false));
+    }
+
+    /** connect() - a client with the given private data (null: none), established. */
+    public RawClient connect(ConnectionPrivateData privateData) throws Exception {
+        RawClient c = new RawClient(fabric.provider(), transport.localAddress(), privateData);
+        clients.add(c);
+        if (fabric.mode() == FabricMode.DETERMINISTIC) {
+            settle();
+        } else {
+            for (int i = 0; i < MAX_ROUNDS * 100 && !c.isEstablished(); i++) {
+                transport.doWork();
+                c.poll();
+            }
+        }
+        if (!c.isEstablished()) {
+            throw new IllegalStateException("client did not connect");
+        }
+        return c;
+    }
+
+    /**
+     * settle() - deterministic mode: run the fabric, the transport and the clients until none has
+     * anything left to do.
+     *
+     * @return rounds taken
+     */
+    public int settle() throws VerbsException {
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            int work = fabric.runUntilIdle();
+            work += transport.doWork();
+            for (RawClient c : clients) {
+                work += c.poll();
+            }
+            if (work == 0) {
+                return round;
+            }
+        }
+        throw new IllegalStateException("the harness did not settle");
+    }
+
+    /** step() - deterministic mode: one transport pass, then one fabric step, then the clients. */
+    public void step() throws VerbsException {
+        transport.doWork();
+        fabric.step();
+        for (RawClient c : clients) {
+            c.poll();
+        }
+    }
+
+    /** @return the transport's resource usage (completion thread: the test's in deterministic mode) */
+    public ResourceUsage usage() {
+        return transport.usage();
+    }
+
+    /**
+     * closeTransport() - close the clients and the transport and drive until it reports every
+     * resource released (its protection domain closed: no region or queue pair left).
+     *
+     * @return true when the transport closed
+     */
+    public boolean closeTransport() throws VerbsException {
+        for (RawClient c : clients) {
+            c.disconnect();
+        }
+        transport.close();
+        for (int round = 0; round < MAX_ROUNDS && !transport.isClosed(); round++) {
+            if (fabric.mode() == FabricMode.DETERMINISTIC) {
+                fabric.runUntilIdle();
+            } else {
+                Thread.onSpinWait();
+            }
+            transport.doWork();
+            for (RawClient c : clients) {
+                c.poll();
+            }
+        }
+        return transport.isClosed();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (!transport.isClosed()) {
+                closeTransport();
+            }
+            for (RawClient c : clients) {
+                c.close();
+            }
+        } finally {
+            fabric.close();
+        }
+    }
+}

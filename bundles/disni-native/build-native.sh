@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds target/native/libdisni.so when the rdma-core headers and gcc are present, and writes
+# target/native/native.bnd, which bnd.bnd includes: with the library, the Bundle-NativeCode
+# header and the resource; without it, a header saying what was skipped and why. Never fails
+# the build for a missing prerequisite; a compile error does fail it.
+# Usage: build-native.sh SOURCE_DIR OUTPUT_DIR JAVA_HOME
+set -euo pipefail
+src=$1 out=$2 java_home=$3
+mkdir -p "$out"
+missing=()
+for h in /usr/include/infiniband/verbs.h /usr/include/rdma/rdma_cma.h; do
+  [ -f "$h" ] || missing+=("$h")
+done
+command -v gcc >/dev/null 2>&1 || missing+=("gcc")
+command -v make >/dev/null 2>&1 || missing+=("make")
+[ -f "$java_home/include/jni.h" ] || missing+=("$java_home/include/jni.h")
+if [ ${#missing[@]} -gt 0 ]; then
+  reason="missing ${missing[*]} (install: apt-get install libibverbs-dev librdmacm-dev gcc make)"
+  echo "[disni-native] SKIPPED building libdisni.so: $reason" >&2
+  echo "[disni-native] the fragment bundle is built WITHOUT a native library; DiSNI cannot load on this build" >&2
+  rm -f "$out/libdisni.so"
+  printf 'X-RpcRdma4j-Native-Skipped: %s\n' "$reason" > "$out/native.bnd"
+  exit 0
+fi
+make -s -C "$src" OUT="$out" JAVA_HOME="$java_home"
+echo "[disni-native] built $out/libdisni.so" >&2
+cat > "$out/native.bnd" <<BND
+Bundle-NativeCode: META-INF/native/libdisni.so;osname=Linux;processor=x86-64
+-includeresource.native: META-INF/native/libdisni.so=$out/libdisni.so
+BND

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.client;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -197,27 +198,53 @@ final class ClientSession {
 
     /**
      * Completes finished calls: deregisters their memory first, then completes their futures.
-     * MUST be called without the session's lock. The list is emptied first, so a callback that
-     * adds to it (by closing the client) does not disturb the iteration.
+     * MUST be called without the session's lock.
      *
-     * @param finished the calls
+     * @param finished the calls; emptied first, so a callback that adds to it (by closing the
+     *        client) does not disturb the iteration
      * @param registrar the registrar that registered their memory
      */
     static void finish(List<Finished> finished, Registrar registrar) {
+        complete(release(finished, registrar));
+    }
+
+    /**
+     * Deregisters the memory of finished calls, the first half of {@link #finish}.
+     *
+     * @param finished the calls; emptied
+     * @param registrar the registrar that registered their memory
+     * @return the calls with any deregistration failure folded into their outcome
+     */
+    static List<Finished> release(List<Finished> finished, Registrar registrar) {
         if (finished.isEmpty()) {
-            return;
+            return List.of();
         }
-        List<Finished> batch = List.copyOf(finished);
+        List<Finished> released = new ArrayList<>(finished.size());
+        for (Finished f : finished) {
+            VerbsException failed = f.call().release(registrar);
+            if (failed == null) {
+                released.add(f);
+            } else if (f.error() != null) {
+                f.error().addSuppressed(failed);
+                released.add(f);
+            } else {
+                released.add(new Finished(f.call(), null, failed));
+            }
+        }
         finished.clear();
-        for (Finished f : batch) {
-            VerbsException released = f.call().release(registrar);
+        return released;
+    }
+
+    /**
+     * Completes the futures of released calls, the second half of {@link #finish}. Dependent
+     * actions run here, so no lock of the client may be held.
+     *
+     * @param released calls from {@link #release}
+     */
+    static void complete(List<Finished> released) {
+        for (Finished f : released) {
             if (f.error() != null) {
-                if (released != null) {
-                    f.error().addSuppressed(released);
-                }
                 f.call().future().completeExceptionally(f.error());
-            } else if (released != null) {
-                f.call().future().completeExceptionally(released);
             } else {
                 f.call().future().complete(f.reply());
             }

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.verbs.ConnectionEvent;
@@ -48,6 +49,13 @@ import org.rpcrdma4j.verbs.VerbsProvider;
  * blocking helpers. Futures complete on that thread: dependent actions MUST NOT block it (use the
  * {@code *Async} variants to hop). {@link #call} and the getters are safe from any thread.
  *
+ * <p>Locks, always taken in this order: the poll lock (one poller at a time; also taken by
+ * {@link #close()}), the lifecycle lock (read by {@link #call} while it registers memory, written
+ * by {@link #close()} so no registration outlives the protection domain), the session's lock
+ * (the call table and posting). Futures complete with only the poll lock held (on the polling
+ * thread) or none (a call refused in {@link #call}); within {@link #close()} also with the
+ * lifecycle lock, and their callbacks then find the client closed.
+ *
  * <p>Ownership: the creator owns the client and MUST close it; the provider stays the caller's.
  */
 public final class RpcRdmaClient implements AutoCloseable {
@@ -58,11 +66,14 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ClientCounters counters;
     private final VerbsResources resources;
     private final ReentrantLock pollLock = new ReentrantLock();
+    /** Read: registering a call's memory; write: closing (so no registration outlives the domain). */
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final CompletableFuture<ConnectionParameters> established = new CompletableFuture<>();
     private final Thread progressThread;
     private volatile ClientSession session;
     private volatile CompletionProcessor processor;
     private volatile boolean closed;
+    private volatile boolean completionQueueFailed;
 
     private RpcRdmaClient(ClientConfig config, VerbsResources resources, ClientCounters counters) {
         this.config = config;
@@ -145,22 +156,29 @@ public final class RpcRdmaClient implements AutoCloseable {
     public CompletableFuture<RpcReply> call(CallRequest request) {
         Objects.requireNonNull(request, "request");
         CompletableFuture<RpcReply> future = new CompletableFuture<>();
-        ClientSession s = session;
-        if (s == null) {
-            future.completeExceptionally(closed ? new ClientClosedException("client closed")
-                    : new IllegalStateException("not connected yet"));
-            return future;
-        }
-        PreparedCall call;
+        List<ClientSession.Finished> released;
+        lifecycle.readLock().lock();
         try {
-            call = PreparedCall.prepare(request, future, resources.registrar(), s.sendLimit(), config.maxSegmentLength());
-        } catch (VerbsException | RuntimeException e) {
-            future.completeExceptionally(e);
-            return future;
+            ClientSession s = session;
+            if (closed || s == null) {
+                future.completeExceptionally(closed ? new ClientClosedException("client closed")
+                        : new IllegalStateException("not connected yet"));
+                return future;
+            }
+            PreparedCall call;
+            try {
+                call = PreparedCall.prepare(request, future, resources.registrar(), s.sendLimit(), config.maxSegmentLength());
+            } catch (VerbsException | RuntimeException e) {
+                future.completeExceptionally(e);
+                return future;
+            }
+            List<ClientSession.Finished> finished = new ArrayList<>(1);
+            s.submit(call, finished);
+            released = ClientSession.release(finished, resources.registrar());
+        } finally {
+            lifecycle.readLock().unlock();
         }
-        List<ClientSession.Finished> finished = new ArrayList<>(1);
-        s.submit(call, finished);
-        ClientSession.finish(finished, resources.registrar());
+        ClientSession.complete(released);
         return future;
     }
 
@@ -234,11 +252,12 @@ public final class RpcRdmaClient implements AutoCloseable {
             }
             int work = resources.manager().pollEvents(this::onConnectionEvent, EVENT_BATCH);
             CompletionProcessor p = processor;
-            if (p != null && !closed) {
+            if (p != null && !closed && !completionQueueFailed) {
                 work += p.poll();
             }
             return work;
         } catch (VerbsException e) {
+            completionQueueFailed = true;
             breakConnection(new ClientClosedException("the completion queue failed", e));
             return 1;
         } finally {
@@ -301,6 +320,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             joinProgressThread();
         }
         pollLock.lock();
+        lifecycle.writeLock().lock();
         try {
             ClientClosedException cause = new ClientClosedException("client closed");
             established.completeExceptionally(cause);
@@ -318,6 +338,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 throw new UncheckedIOException(new IOException("releasing the client's resources failed", failed));
             }
         } finally {
+            lifecycle.writeLock().unlock();
             pollLock.unlock();
         }
     }
@@ -383,7 +404,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             return;
         }
         try {
-            if (processor == null) {
+            if (processor == null || completionQueueFailed) {
                 Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
                 return;
             }

@@ -3,16 +3,20 @@ package org.rpcrdma4j.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rpcrdma4j.client.ReplyShapesTest.cause;
 
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.verbs.CompletionStatus;
 
 /** The connection going away with calls outstanding and waiting: every call fails, nothing leaks. */
 class DisconnectTest {
@@ -83,6 +87,37 @@ class DisconnectTest {
                 assertInstanceOf(ClientClosedException.class, cause(c));
             }
             assertEquals(0, h.client.statistics().liveRegistrations());
+        }
+    }
+
+    @Test
+    void aFailedSendBreaksTheConnectionAndFailsEveryOtherCall() throws Exception {
+        try (Harness h = Harness.connected(CONFIG)) {
+            List<CompletableFuture<RpcReply>> calls = withChunksOutstanding(h);
+            ByteBuffer first = h.peer.takeMessages().get(0);
+            h.peer.send(Replies.msg(first.getInt(0), 4, RpcMessages.reply(first.getInt(0), new byte[0])), 4);
+            h.fabric.faults().failWorkRequest(1, CompletionStatus.LOCAL_PROTECTION_ERROR);
+            h.settle(); // the reply frees a credit; the SEND of the next waiting call fails
+            assertEquals(first.getInt(0), calls.get(0).join().xid());
+            for (CompletableFuture<RpcReply> c : calls.subList(1, calls.size())) {
+                Throwable e = cause(c);
+                assertInstanceOf(ClientClosedException.class, e);
+                assertTrue(e.getMessage().contains("LOCAL_PROTECTION_ERROR") || e.getMessage().contains("flushed"), e.getMessage());
+            }
+            assertFalse(h.client.isConnected());
+            assertEquals(2, h.client.statistics().liveRegistrations());
+        }
+    }
+
+    @Test
+    void awaitGivesUpAfterItsTimeoutAndTheCallStaysOutstanding() throws Exception {
+        try (Harness h = Harness.connected(CONFIG)) {
+            CompletableFuture<RpcReply> f = h.call(CallRequest.builder(RpcMessages.call(3, new byte[4])).build());
+            assertThrows(InterruptedIOException.class, () -> h.client.await(f, Duration.ofMillis(20)));
+            assertEquals(1, h.client.outstandingCalls());
+            h.takeOne();
+            h.reply(Replies.msg(3, 1, RpcMessages.reply(3, new byte[0])), 1);
+            assertEquals(3, f.join().xid());
         }
     }
 

@@ -9,6 +9,11 @@ package org.rpcrdma4j.codec;
  * {@link #MAX_COUNT} so the pre-sized arrays stay small and the read-list
  * insertion sort (quadratic in the item count) stays cheap.
  *
+ * <p>Memory: a {@link ParsedHeader} holds 16 bytes per segment slot, that is
+ * {@code maxReadSegments + (maxWriteChunks + 1) * maxSegmentsPerChunk} slots,
+ * plus a few ints per chunk: about 6 KiB with the defaults, one per receive
+ * context.
+ *
  * <p>The defaults serve the Linux NFS client, which sends at most one write
  * chunk, registers each chunk with a few FRWR segments, and moves at most
  * 1 MiB of payload per RPC; they leave wide head room.

@@ -224,4 +224,12 @@ class NamespaceProceduresTest extends ServerTestBase {
             XdrArgs.dirop(out, root, ".");
         }).status(), "RENAME to .");
     }
+
+    @Test
+    void unicodeNamesTravelAsUtf8() throws IOException {
+        String name = "\u00fcn\u00efc\u00f8d\u00e9-\u6587\u4ef6";
+        byte[] file = client.create(root, name, 0644);
+        assertTrue(Files.exists(exportDir.resolve(name)), "created under its Unicode name");
+        assertArrayEquals(file, client.lookup(root, name));
+    }
 }

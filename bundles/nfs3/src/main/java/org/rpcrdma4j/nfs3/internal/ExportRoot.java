@@ -11,6 +11,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rpcrdma4j.nfs3.Export;
 import org.rpcrdma4j.nfs3.Nfs3;
@@ -22,7 +23,9 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * <p>The index is filled as handles are handed out (MNT, LOOKUP, CREATE, READDIRPLUS...). A
  * handle it does not know - the normal case after a restart - is found by walking the export
  * tree without following symbolic links, remembering everything seen on the way, until the inode
- * turns up; a handle whose inode is nowhere in the tree is stale. Every path taken from the index
+ * turns up; a handle whose inode is nowhere in the tree is stale, and remembered as such (until
+ * this server hands out a handle for that inode again) so stale handles cost one walk, not one
+ * per call. Every path taken from the index
  * is checked before use: its attributes must still name the handle's inode and type, and its
  * parent must resolve, symbolic links followed, to itself - so a directory swapped for a
  * symbolic link cannot lead outside the export.
@@ -36,7 +39,12 @@ public final class ExportRoot {
     private final Path root;
     private final ServerKey key;
     private final Map<InodeKey, Path> index = new ConcurrentHashMap<>();
+    /** Inodes a complete walk did not find: stale handles answered without walking again. */
+    private final Set<InodeKey> missing = ConcurrentHashMap.newKeySet();
     private final Object walkLock = new Object();
+
+    /** Bound of {@link #missing}; the set is cleared when it would grow beyond. */
+    private static final int MISSING_MAX = 4096;
 
     private record InodeKey(long fsid, long fileid) {
     }
@@ -91,7 +99,9 @@ public final class ExportRoot {
 
     /** Makes the handle of a path of this export, remembering the path for later lookups. */
     public byte[] handleOf(Path path, FileAttributes attributes) {
-        index.put(new InodeKey(attributes.dev(), attributes.ino()), path);
+        InodeKey inode = new InodeKey(attributes.dev(), attributes.ino());
+        index.put(inode, path);
+        missing.remove(inode);
         return FileHandle.of(id, attributes).encode(key);
     }
 
@@ -125,8 +135,15 @@ public final class ExportRoot {
         }
     }
 
-    /** Follows a rename: the object and, for a directory, everything below it moved. */
-    public void moved(Path from, Path to) {
+    /**
+     * Follows a rename: the object moved and, for a directory, everything below it. A file's
+     * entry is updated in place; a directory's rename rewrites the index entries under it.
+     */
+    public void moved(Path from, Path to, FileAttributes object) {
+        if (!object.isDirectory()) {
+            index.replace(new InodeKey(object.dev(), object.ino()), from, to);
+            return;
+        }
         for (Map.Entry<InodeKey, Path> entry : index.entrySet()) {
             Path path = entry.getValue();
             if (path.startsWith(from)) {
@@ -160,6 +177,9 @@ public final class ExportRoot {
             Path known = index.get(inode);
             if (known != null && verify(known, handle) != null) {
                 return known;
+            }
+            if (missing.contains(inode)) {
+                return null;
             }
             Path[] found = new Path[1];
             try {
@@ -195,6 +215,12 @@ public final class ExportRoot {
                 });
             } catch (IOException e) {
                 return null;
+            }
+            if (found[0] == null) {
+                if (missing.size() >= MISSING_MAX) {
+                    missing.clear();
+                }
+                missing.add(inode);
             }
             return found[0];
         }

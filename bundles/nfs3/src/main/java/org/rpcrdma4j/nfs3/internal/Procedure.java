@@ -1,8 +1,10 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.util.function.Supplier;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
  * Procedure - one NFSv3 procedure in two phases: decoding its arguments (a failure there is
@@ -46,6 +48,9 @@ public interface Procedure {
             throw e.failureBody() == null ? e.withBody(failureArm.get()) : e;
         } catch (IOException e) {
             throw Errors.of(e).withBody(failureArm.get());
+        } catch (InvalidPathException e) {
+            // A name the platform cannot represent as a path (e.g. under a non-UTF-8 locale).
+            throw new NfsException(Nfs3.NFS3ERR_INVAL, "unrepresentable name").withBody(failureArm.get());
         }
     }
 

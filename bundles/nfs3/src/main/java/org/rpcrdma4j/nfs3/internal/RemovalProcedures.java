@@ -79,7 +79,7 @@ public final class RemovalProcedures {
                 if (!sameObject) {
                     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
                     from.root().forget(target, replaced);
-                    from.root().moved(source, target);
+                    from.root().moved(source, target, moving);
                 }
                 return renamed(from, to);
             }, () -> out -> {

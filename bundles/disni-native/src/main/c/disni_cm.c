@@ -14,6 +14,8 @@
 
 #define CLASS(name) Java_com_ibm_disni_verbs_impl_NativeDispatcher_##name
 
+#include <stdlib.h>
+
 /* Reads the device's READ limits for rdma_conn_param; 0 or an errno. */
 static int query_read_depths(struct rdma_cm_id *id, uint8_t *initiator_depth, uint8_t *responder_resources)
 {
@@ -60,50 +62,60 @@ static jint copy_address(jlong id_handle, jlong buffer, int peer)
 	return 0;
 }
 
+/* The channel handle is a struct disni_channel (see disni_jni.h), created and freed here. */
 JNIEXPORT jlong JNICALL CLASS(_1createEventChannel)(JNIEnv *env, jobject self)
 {
-	struct rdma_event_channel *channel;
+	struct disni_channel *ch;
 	int ret;
 
 	(void)self;
-	channel = rdma_create_event_channel();
-	if (channel == NULL) {
-		disni_throw_errno(env, "rdma_create_event_channel", errno);
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL) {
+		disni_throw_errno(env, "rdma_create_event_channel (allocate)", ENOMEM);
+		return -1;
+	}
+	ch->channel = rdma_create_event_channel();
+	if (ch->channel == NULL) {
+		ret = errno;
+		free(ch);
+		disni_throw_errno(env, "rdma_create_event_channel", ret);
 		return -1;
 	}
 	/* _getCmEvent polls first; non-blocking guarantees a lost race never blocks the caller. */
-	ret = disni_set_nonblocking(channel->fd);
+	ret = disni_set_nonblocking(ch->channel->fd);
 	if (ret != 0) {
-		rdma_destroy_event_channel(channel);
+		rdma_destroy_event_channel(ch->channel);
+		free(ch);
 		disni_throw_errno(env, "fcntl(O_NONBLOCK) on the rdma_cm event channel", ret);
 		return -1;
 	}
-	return DISNI_HANDLE(channel);
+	return DISNI_HANDLE(ch);
 }
 
 JNIEXPORT jint JNICALL CLASS(_1destroyEventChannel)(JNIEnv *env, jobject self, jlong channel_handle)
 {
-	struct rdma_event_channel *channel = DISNI_PTR(struct rdma_event_channel, channel_handle);
+	struct disni_channel *ch = DISNI_PTR(struct disni_channel, channel_handle);
 
 	(void)env;
 	(void)self;
-	if (channel == NULL)
+	if (ch == NULL)
 		return -EINVAL;
-	rdma_destroy_event_channel(channel);
+	rdma_destroy_event_channel(ch->channel);
+	free(ch);
 	return 0;
 }
 
 JNIEXPORT jlong JNICALL CLASS(_1createId)(JNIEnv *env, jobject self, jlong channel_handle, jshort port_space)
 {
-	struct rdma_event_channel *channel = DISNI_PTR(struct rdma_event_channel, channel_handle);
+	struct disni_channel *ch = DISNI_PTR(struct disni_channel, channel_handle);
 	struct rdma_cm_id *id = NULL;
 
 	(void)self;
-	if (channel == NULL) {
+	if (ch == NULL) {
 		disni_throw_errno(env, "rdma_create_id (no event channel)", EINVAL);
 		return -1;
 	}
-	if (rdma_create_id(channel, &id, NULL, (enum rdma_port_space)(uint16_t)port_space) != 0) {
+	if (rdma_create_id(ch->channel, &id, NULL, (enum rdma_port_space)(uint16_t)port_space) != 0) {
 		disni_throw_errno(env, "rdma_create_id", errno);
 		return -1;
 	}
@@ -253,29 +265,39 @@ JNIEXPORT void JNICALL CLASS(_1resolveRoute)(JNIEnv *env, jobject self, jlong id
  * Waits up to timeout_ms for one event and acknowledges it at once: DiSNI's Java side copies the
  * event type and the two ids out (listen id, or -1, then the event's id into the two longs at
  * listen_out and id_out) and keeps no reference to the native event, so there is nothing left to
- * acknowledge in _ackCmEvent. Returns the rdma_cm_event_type, or a negative errno (-ETIMEDOUT
- * when nothing arrived in time, -EAGAIN when another thread took the event).
+ * acknowledge in _ackCmEvent. The event's status and private data are kept in the channel for
+ * DisniExtensions.lastEvent* (DiSNI 2.1 has no way to return them). Returns the
+ * rdma_cm_event_type, or a negative errno (-ETIMEDOUT when nothing arrived in time, -EAGAIN when
+ * another thread took the event).
  */
 JNIEXPORT jint JNICALL CLASS(_1getCmEvent)(JNIEnv *env, jobject self, jlong channel_handle, jlong listen_out,
 		jlong id_out, jint timeout_ms)
 {
-	struct rdma_event_channel *channel = DISNI_PTR(struct rdma_event_channel, channel_handle);
+	struct disni_channel *ch = DISNI_PTR(struct disni_channel, channel_handle);
 	struct rdma_cm_event *event;
+	const struct rdma_conn_param *conn;
 	jint type;
 	int ret;
 
 	(void)env;
 	(void)self;
-	if (channel == NULL || listen_out == 0 || id_out == 0)
+	if (ch == NULL || listen_out == 0 || id_out == 0)
 		return -EINVAL;
-	ret = disni_wait_readable(channel->fd, timeout_ms);
+	ret = disni_wait_readable(ch->channel->fd, timeout_ms);
 	if (ret != 0)
 		return -ret;
-	if (rdma_get_cm_event(channel, &event) != 0)
+	if (rdma_get_cm_event(ch->channel, &event) != 0)
 		return -errno;
 	type = (jint)event->event;
 	*DISNI_PTR(int64_t, listen_out) = event->listen_id != NULL ? (int64_t)(uintptr_t)event->listen_id : -1;
 	*DISNI_PTR(int64_t, id_out) = event->id != NULL ? (int64_t)(uintptr_t)event->id : -1;
+	ch->last_status = event->status;
+	ch->last_private_data_len = 0;
+	conn = &event->param.conn;
+	if (event->id != NULL && event->id->ps == RDMA_PS_TCP && conn->private_data != NULL && conn->private_data_len > 0) {
+		memcpy(ch->last_private_data, conn->private_data, conn->private_data_len);
+		ch->last_private_data_len = conn->private_data_len;
+	}
 	if (rdma_ack_cm_event(event) != 0)
 		return -errno;
 	return type;

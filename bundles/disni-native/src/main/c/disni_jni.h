@@ -16,6 +16,7 @@
 
 #include <jni.h>
 #include <stdint.h>
+#include <rdma/rdma_cma.h>
 
 /* The version DiSNI 2.1's NativeDispatcher requires (its JVERBS_VERSION). */
 #define DISNI_JNI_VERSION 32
@@ -30,6 +31,18 @@
 #define DISNI_PTR(type, handle) ((type *)(uintptr_t)(handle))
 /* Converts a pointer into the handle handed to Java. */
 #define DISNI_HANDLE(ptr) ((jlong)(uintptr_t)(ptr))
+
+/*
+ * An event channel as handed to Java: librdmacm's channel plus what DiSNI 2.1's _getCmEvent
+ * cannot return (the last event's status and private data), for DisniExtensions. Polled by one
+ * thread at a time (DiSNI's and rpcrdma4j's contract), so the record needs no lock.
+ */
+struct disni_channel {
+	struct rdma_event_channel *channel;
+	int last_status;
+	uint8_t last_private_data_len;
+	uint8_t last_private_data[255];
+};
 
 /* Throws java.io.IOException "<what> failed: <strerror(err)> [errno err]". */
 void disni_throw_errno(JNIEnv *env, const char *what, int err);

@@ -21,10 +21,12 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.junit.jupiter.api.BeforeAll;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.Test;
 class LibDisniTest {
     private static final String ERRNO_EINVAL = "[errno 22]";
     private static final String ERRNO_ENODEV = "[errno 19]";
+    private static final String VERBS_CLASS = "/sys/class/infiniband_verbs";
 
     private static NativeDispatcher dispatcher;
 
@@ -117,6 +120,34 @@ class LibDisniTest {
     }
 
     /**
+     * The extension's device list is what libibverbs enumerates. Without the kernel's verbs class
+     * (no /sys/class/infiniband_verbs: no RDMA driver loaded) ibv_get_device_list fails with
+     * ENOSYS; with it, the list names exactly the devices there (possibly none).
+     */
+    @Test
+    void extensionListsTheDevicesLibibverbsSees() throws IOException {
+        if (!new File(VERBS_CLASS).isDirectory()) {
+            IOException e = assertThrows(IOException.class, DisniExtensions::deviceNames);
+            assertTrue(e.getMessage().endsWith("[errno 38]"), e.getMessage());
+        } else {
+            String[] names = DisniExtensions.deviceNames();
+            assertEquals(hasVerbsDevice(), names.length > 0, "devices: " + String.join(",", names));
+        }
+    }
+
+    /** The extension refuses null handles and unfit buffers with EINVAL, never a crash. */
+    @Test
+    void extensionRefusesNullHandlesWithEinval() {
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.deviceName(0)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.queryDevice(0, new int[DisniExtensions.DEVICE_FIELDS])));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.lastEventStatus(0)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.lastEventPrivateData(0, ByteBuffer.allocateDirect(255))));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.connect(0, null, 0, 1, 1, 7, 7)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.accept(0, null, 0, 1, 1, 7)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.reject(0, null, 0)));
+    }
+
+    /**
      * NativeAffinity: pinning to one CPU of the thread's mask takes effect and the mask restores;
      * DiSNI's wrapper ignores an empty mask, and the native method itself refuses it.
      */
@@ -147,7 +178,7 @@ class LibDisniTest {
 
     /** What libibverbs enumerates: the uverbs devices under /sys/class/infiniband_verbs. */
     static boolean hasVerbsDevice() {
-        String[] entries = new File("/sys/class/infiniband_verbs").list((dir, name) -> name.startsWith("uverbs"));
+        String[] entries = new File(VERBS_CLASS).list((dir, name) -> name.startsWith("uverbs"));
         return entries != null && entries.length > 0;
     }
 }

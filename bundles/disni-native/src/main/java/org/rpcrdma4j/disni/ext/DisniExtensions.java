@@ -1,0 +1,143 @@
+package org.rpcrdma4j.disni.ext;
+
+import com.ibm.disni.verbs.RdmaProvider;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Native calls of libdisni that DiSNI 2.1's own NativeDispatcher lacks: device listing and
+ * limits, connect/accept/reject with private data and READ depths, and the status and private
+ * data of the connection event DiSNI last returned on a channel.
+ *
+ * <p>This class ships in the libdisni fragment, so it is loaded by DiSNI's class loader (in OSGi,
+ * the host bundle com.ibm.disni; outside OSGi, the same class path) and binds to the library
+ * DiSNI loaded. Handles are DiSNI's object ids ({@code NatObject.getObjId()}): rdma_cm_id,
+ * ibv_context and event-channel handles as libdisni hands them out. Failures throw
+ * {@link IOException} whose message ends in {@code [errno N]}.
+ *
+ * <p>Threading: {@link #lastEventStatus} and {@link #lastEventPrivateData} read the record of the
+ * last {@code getCmEvent} on the channel and MUST be called by the thread that polled it, before
+ * it polls again.
+ */
+public final class DisniExtensions {
+    /** Index into {@link #queryDevice}'s result: max SGEs per send/receive (max_sge). */
+    public static final int DEVICE_MAX_SGE = 0;
+    /** Index: max SGEs per RDMA READ (max_sge_rd). */
+    public static final int DEVICE_MAX_SGE_RD = 1;
+    /** Index: max work requests per queue (max_qp_wr). */
+    public static final int DEVICE_MAX_QP_WR = 2;
+    /** Index: max completion queue entries (max_cqe). */
+    public static final int DEVICE_MAX_CQE = 3;
+    /** Index: max outstanding READs as initiator (max_qp_init_rd_atom). */
+    public static final int DEVICE_MAX_QP_INIT_RD_ATOM = 4;
+    /** Index: max READs served as responder (max_qp_rd_atom). */
+    public static final int DEVICE_MAX_QP_RD_ATOM = 5;
+    /** Index: enum ibv_transport_type (0 InfiniBand/RoCE, 1 iWARP). */
+    public static final int DEVICE_TRANSPORT_TYPE = 6;
+    /** Index: port 1's link layer (1 InfiniBand, 2 Ethernet). */
+    public static final int DEVICE_LINK_LAYER = 7;
+    /** Index: device_cap_flags. */
+    public static final int DEVICE_CAP_FLAGS = 8;
+    /** Index: max_mr_size in MiB (capped to Integer.MAX_VALUE). */
+    public static final int DEVICE_MAX_MR_SIZE_MIB = 9;
+    /** Length of the array {@link #queryDevice} fills. */
+    public static final int DEVICE_FIELDS = 10;
+
+    /** enum ibv_transport_type IBV_TRANSPORT_IWARP. */
+    public static final int TRANSPORT_IWARP = 1;
+    /** IBV_LINK_LAYER_ETHERNET. */
+    public static final int LINK_LAYER_ETHERNET = 2;
+    /** Most private-data bytes librdmacm carries in any message. */
+    public static final int MAX_PRIVATE_DATA = 255;
+
+    static {
+        try {
+            RdmaProvider.provider(); // loads libdisni in this class loader and checks its version
+        } catch (IOException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private DisniExtensions() {
+    }
+
+    /**
+     * Lists the RDMA devices (ibv_get_device_list).
+     *
+     * @return the device names, empty when there is none
+     * @throws IOException when the list cannot be read (e.g. no kernel support)
+     */
+    public static native String[] deviceNames() throws IOException;
+
+    /**
+     * @param context a DiSNI context handle
+     * @return the device name of the context (ibv_get_device_name)
+     * @throws IOException EINVAL for a null handle
+     */
+    public static native String deviceName(long context) throws IOException;
+
+    /**
+     * Queries a device's limits (ibv_query_device, ibv_query_port of port 1).
+     *
+     * @param context a DiSNI context handle
+     * @param out at least {@link #DEVICE_FIELDS} ints, filled at the DEVICE_* indices
+     * @throws IOException when the device refuses
+     */
+    public static native void queryDevice(long context, int[] out) throws IOException;
+
+    /**
+     * @param channel a DiSNI event-channel handle
+     * @return the status of the last event DiSNI took from the channel (errno or CM reason)
+     * @throws IOException EINVAL for a null handle
+     */
+    public static native int lastEventStatus(long channel) throws IOException;
+
+    /**
+     * Copies the private data of the last event DiSNI took from the channel.
+     *
+     * @param channel a DiSNI event-channel handle
+     * @param buffer a direct buffer of at least {@link #MAX_PRIVATE_DATA} bytes, written from index 0
+     * @return the number of bytes copied
+     * @throws IOException EINVAL for a null handle or an unfit buffer
+     */
+    public static native int lastEventPrivateData(long channel, ByteBuffer buffer) throws IOException;
+
+    /**
+     * rdma_connect with private data and explicit READ depths.
+     *
+     * @param id a DiSNI id handle with a queue pair and a resolved route
+     * @param data a direct buffer holding the private data at [0, length), or null when length is 0
+     * @param length the private data length, 0..{@link #MAX_PRIVATE_DATA}
+     * @param initiatorDepth READs in flight as initiator
+     * @param responderResources READs served as responder
+     * @param retryCount transport retries
+     * @param rnrRetryCount RNR retries (7 = infinite)
+     * @throws IOException when librdmacm refuses
+     */
+    public static native void connect(long id, ByteBuffer data, int length, int initiatorDepth, int responderResources, int retryCount,
+            int rnrRetryCount) throws IOException;
+
+    /**
+     * rdma_accept with private data and explicit READ depths.
+     *
+     * @param id a DiSNI id handle of a connect request, with a queue pair
+     * @param data a direct buffer holding the private data at [0, length), or null when length is 0
+     * @param length the private data length
+     * @param initiatorDepth READs in flight as initiator
+     * @param responderResources READs served as responder
+     * @param rnrRetryCount RNR retries (7 = infinite)
+     * @throws IOException when librdmacm refuses
+     */
+    public static native void accept(long id, ByteBuffer data, int length, int initiatorDepth, int responderResources, int rnrRetryCount)
+            throws IOException;
+
+    /**
+     * rdma_reject with private data.
+     *
+     * @param id a DiSNI id handle of a connect request
+     * @param data a direct buffer holding the private data at [0, length), or null when length is 0
+     * @param length the private data length
+     * @throws IOException when librdmacm refuses
+     */
+    public static native void reject(long id, ByteBuffer data, int length) throws IOException;
+}

@@ -2,20 +2,18 @@ package org.rpcrdma4j.client;
 
 import java.nio.ByteBuffer;
 
-import org.rpcrdma4j.verbs.MemoryRegion;
-
 /**
- * One registered chunk of a call: {@code length} bytes of a region from buffer index 0,
- * advertised as segments of at most {@code maxSegmentLength} bytes under the region's rkey.
+ * One registered chunk of a call: {@code length} bytes of its memory from buffer index 0,
+ * advertised as segments of at most {@code maxSegmentLength} bytes under the memory's handle.
  *
- * <p>Immutable. The region is owned by the {@link PreparedCall} that registered it.
+ * <p>Immutable. The memory is owned by the {@link PreparedCall} that registered it.
  *
- * @param region the registered memory; the chunk starts at its buffer index 0
+ * @param memory the registered memory; the chunk starts at its buffer index 0
  * @param length the chunk's length in bytes, positive
  * @param maxSegmentLength the longest segment advertised, positive
  * @param position the read chunk's XDR position (0 for write and reply chunks)
  */
-record Chunk(MemoryRegion region, int length, int maxSegmentLength, int position) {
+record Chunk(ChunkMemory memory, int length, int maxSegmentLength, int position) {
 
     /**
      * @param length a chunk length
@@ -52,16 +50,16 @@ record Chunk(MemoryRegion region, int length, int maxSegmentLength, int position
      * @return the segment's virtual address (the RPC-over-RDMA offset)
      */
     long segmentAddress(int segment) {
-        return region.addressOf(segmentStart(segment));
+        return memory.address() + segmentStart(segment);
     }
 
     /** @return the remote key (the segment handle) */
     int handle() {
-        return region.rkey();
+        return memory.handle();
     }
 
     /** @return the chunk's memory, index 0 its first byte */
     ByteBuffer buffer() {
-        return region.buffer();
+        return memory.buffer();
     }
 }

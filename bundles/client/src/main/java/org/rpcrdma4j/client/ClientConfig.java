@@ -70,7 +70,7 @@ public final class ClientConfig {
         return maxSegmentLength;
     }
 
-    /** @return whether the private data tells the server it may Send With Invalidate */
+    /** @return whether remote invalidation is offered (fast-registered chunks, where the device can) */
     public boolean remoteInvalidation() {
         return remoteInvalidation;
     }
@@ -161,7 +161,12 @@ public final class ClientConfig {
         }
 
         /**
-         * @param allowed whether to set the RFC 8797 "Send With Invalidate OK" flag
+         * Lets the server invalidate chunk keys with Send With Invalidate (the RFC 8797 flag).
+         * Only fast-registration keys can be invalidated remotely, so with this set the client
+         * fast-registers every chunk (a REG_MR before each SEND, at most 8 chunks per call) where
+         * the device supports it, and advertises the flag only then.
+         *
+         * @param allowed whether to offer remote invalidation
          * @return this builder
          */
         public Builder remoteInvalidation(boolean allowed) {

@@ -26,11 +26,14 @@ import org.rpcrdma4j.verbs.VerbsException;
 final class ClientSession {
     /** Work request ids of sends carry this tag above the slot index. */
     static final long SEND_TAG = 2L << 32;
+    /** Work request ids of the (unsignaled) REG_MRs before a SEND carry this tag. */
+    static final long REGISTRATION_TAG = 3L << 32;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final CallTable table;
     private final CallEncoder encoder = new CallEncoder();
     private final SendWorkRequest send = new SendWorkRequest(1);
+    private final SendWorkRequest[] registrations = new SendWorkRequest[PreparedCall.MAX_FAST_REGISTRATIONS];
     private final QueuePair queuePair;
     private final MemoryRegion sendSlab;
     private final int slotSize;
@@ -50,6 +53,9 @@ final class ClientSession {
         this.counters = counters;
         this.registrar = registrar;
         this.table = new CallTable(config.maxCredits(), new CreditWindow(config.maxCredits(), config.enforceCredits()));
+        for (int i = 0; i < registrations.length; i++) {
+            registrations[i] = new SendWorkRequest(1);
+        }
         counters.creditLimit.set(table.credits().granted());
     }
 
@@ -202,26 +208,24 @@ final class ClientSession {
      *
      * @param finished the calls; emptied first, so a callback that adds to it (by closing the
      *        client) does not disturb the iteration
-     * @param registrar the registrar that registered their memory
      */
-    static void finish(List<Finished> finished, Registrar registrar) {
-        complete(release(finished, registrar));
+    static void finish(List<Finished> finished) {
+        complete(release(finished));
     }
 
     /**
      * Deregisters the memory of finished calls, the first half of {@link #finish}.
      *
      * @param finished the calls; emptied
-     * @param registrar the registrar that registered their memory
      * @return the calls with any deregistration failure folded into their outcome
      */
-    static List<Finished> release(List<Finished> finished, Registrar registrar) {
+    static List<Finished> release(List<Finished> finished) {
         if (finished.isEmpty()) {
             return List.of();
         }
         List<Finished> released = new ArrayList<>(finished.size());
         for (Finished f : finished) {
-            VerbsException failed = f.call().release(registrar);
+            VerbsException failed = f.call().release();
             if (failed == null) {
                 released.add(f);
             } else if (f.error() != null) {
@@ -276,8 +280,8 @@ final class ClientSession {
             mutator.mutate(message, CallEncoder.layoutOf(call));
             length = message.limit();
         }
-        send.reset(SendOpcode.SEND, SEND_TAG | slot.index, SendWorkRequest.SIGNALED).addSge(sendSlab, offset, length);
-        queuePair.postSend(send);
+        send.reset(SendOpcode.SEND, SEND_TAG | slot.index, SendWorkRequest.SIGNALED).addSge(sendSlab, offset, length).next(null);
+        queuePair.postSend(chainRegistrations(call, slot.index));
         counters.callsSent.incrementAndGet();
         if (call.proc() == RpcRdma.RDMA_MSG) {
             counters.inlineCalls.incrementAndGet();
@@ -285,6 +289,22 @@ final class ClientSession {
             counters.nomsgCalls.incrementAndGet();
         }
         counters.readChunks.addAndGet(call.readChunks().size());
+    }
+
+    /**
+     * Chains the REG_MRs a call's fast-registered chunks need before its SEND (same queue, so they
+     * execute first; unsignaled, so the SEND's completion retires them).
+     */
+    private SendWorkRequest chainRegistrations(PreparedCall call, int slot) {
+        SendWorkRequest head = send;
+        List<ChunkMemory> memory = call.memory();
+        for (int i = memory.size() - 1; i >= 0; i--) {
+            SendWorkRequest wr = registrations[i];
+            if (memory.get(i).fillRegistration(wr, REGISTRATION_TAG | slot)) {
+                head = wr.next(head);
+            }
+        }
+        return head;
     }
 
     /**

@@ -81,7 +81,7 @@ final class CompletionProcessor {
             }
             session.postReady(finished);
         }
-        ClientSession.finish(finished, resources.registrar());
+        ClientSession.finish(finished);
         return n;
     }
 
@@ -92,7 +92,7 @@ final class CompletionProcessor {
      */
     void fail(ClientClosedException cause) {
         session.fail(cause, finished);
-        ClientSession.finish(finished, resources.registrar());
+        ClientSession.finish(finished);
     }
 
     private void onFailure(WorkCompletion wc) {
@@ -103,6 +103,9 @@ final class CompletionProcessor {
     }
 
     private void onSend(WorkCompletion wc) {
+        if ((wc.id() & ~0xffffffffL) != ClientSession.SEND_TAG) {
+            return;
+        }
         PreparedCall call = session.sendCompleted((int) wc.id());
         if (call != null) {
             finished.add(new ClientSession.Finished(call, null, null));

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.verbs.Access;
-import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -20,6 +19,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * it. Immutable apart from the release.
  */
 final class PreparedCall {
+    /** Most chunks of one call when chunks are fast-registered (each needs a REG_MR before the SEND). */
+    static final int MAX_FAST_REGISTRATIONS = 8;
     /** Most segments one chunk may be advertised with (the reply decoder's bound). */
     static final int MAX_SEGMENTS_PER_CHUNK = RpcRdmaLimits.MAX_COUNT;
 
@@ -33,10 +34,11 @@ final class PreparedCall {
     private final List<Chunk> writeChunks;
     private final Chunk replyChunk;
     private final int headerLength;
-    private final List<MemoryRegion> regions;
+    private final List<ChunkMemory> regions;
+    private boolean released;
 
     private PreparedCall(CallRequest request, CompletableFuture<RpcReply> future, int proc, Chunk positionZeroChunk, List<Chunk> readChunks,
-            List<Chunk> writeChunks, Chunk replyChunk, int headerLength, List<MemoryRegion> regions) {
+            List<Chunk> writeChunks, Chunk replyChunk, int headerLength, List<ChunkMemory> regions) {
         this.request = request;
         this.future = future;
         this.proc = proc;
@@ -72,7 +74,12 @@ final class PreparedCall {
         checkSegments(request, maxSegmentLength);
         HeaderSize size = HeaderSize.of(request, maxSegmentLength);
         int proc = chooseProcedure(request, size, sendLimit);
-        List<MemoryRegion> regions = new ArrayList<>();
+        int chunks = request.readChunks().size() + request.writeChunks().size() + (request.replyChunk() != null ? 1 : 0)
+                + (proc == RpcRdma.RDMA_NOMSG ? 1 : 0);
+        if (registrar.fastRegistration() && chunks > MAX_FAST_REGISTRATIONS) {
+            throw new IllegalArgumentException(chunks + " chunks; with fast registration a call has at most " + MAX_FAST_REGISTRATIONS);
+        }
+        List<ChunkMemory> regions = new ArrayList<>();
         try {
             Chunk positionZero = null;
             if (proc == RpcRdma.RDMA_NOMSG) {
@@ -97,8 +104,8 @@ final class PreparedCall {
             return new PreparedCall(request, future, proc, positionZero, List.copyOf(reads), List.copyOf(writes), reply, headerLength,
                     List.copyOf(regions));
         } catch (VerbsException | RuntimeException e) {
-            for (MemoryRegion region : regions) {
-                VerbsException failed = registrar.deregister(region);
+            for (ChunkMemory region : regions) {
+                VerbsException failed = region.release();
                 if (failed != null) {
                     e.addSuppressed(failed);
                 }
@@ -147,9 +154,9 @@ final class PreparedCall {
         return RpcRdma.RDMA_NOMSG;
     }
 
-    private static MemoryRegion register(Registrar registrar, List<MemoryRegion> regions, ByteBuffer buffer, int access)
+    private static ChunkMemory register(Registrar registrar, List<ChunkMemory> regions, ByteBuffer buffer, int access)
             throws VerbsException {
-        MemoryRegion region = registrar.register(buffer, access);
+        ChunkMemory region = registrar.registerChunk(buffer, access);
         regions.add(region);
         return region;
     }
@@ -198,15 +205,18 @@ final class PreparedCall {
     }
 
     /**
-     * Deregisters every region of the call.
+     * Deregisters every region of the call; a second call does nothing.
      *
-     * @param registrar the registrar that registered them
      * @return null, or the first failure (later ones suppressed)
      */
-    VerbsException release(Registrar registrar) {
+    VerbsException release() {
+        if (released) {
+            return null;
+        }
+        released = true;
         VerbsException first = null;
-        for (MemoryRegion region : regions) {
-            VerbsException failed = registrar.deregister(region);
+        for (ChunkMemory region : regions) {
+            VerbsException failed = region.release();
             if (failed != null) {
                 if (first == null) {
                     first = failed;
@@ -254,6 +264,11 @@ final class PreparedCall {
     /** @return the encoded header's length (0 for a raw send) */
     int headerLength() {
         return headerLength;
+    }
+
+    /** @return the chunk memory of the call, in registration order */
+    List<ChunkMemory> memory() {
+        return regions;
     }
 
     /** @return the bytes the SEND carries before any mutation */

@@ -17,6 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.RpcRdmaCm;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -99,7 +100,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         ClientCounters counters = new ClientCounters();
         RpcRdmaClient client = new RpcRdmaClient(config, VerbsResources.open(provider, server, config, counters), counters);
         try {
-            client.resources.connection().connect(privateData(config));
+            client.resources.connection().connect(privateData(config, client.resources.registrar().fastRegistration()));
         } catch (VerbsException | RuntimeException e) {
             client.close();
             throw e;
@@ -174,7 +175,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             }
             List<ClientSession.Finished> finished = new ArrayList<>(1);
             s.submit(call, finished);
-            released = ClientSession.release(finished, resources.registrar());
+            released = ClientSession.release(finished);
         } finally {
             lifecycle.readLock().unlock();
         }
@@ -443,12 +444,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
     }
 
-    private static ByteBuffer privateData(ClientConfig config) {
+    /** Our RFC 8797 parameters; remote invalidation only where chunks are fast-registered, as only those keys can be invalidated. */
+    private static ByteBuffer privateData(ClientConfig config, boolean remoteInvalidation) {
         if (!config.advertisePrivateData()) {
             return ByteBuffer.allocate(0);
         }
-        ByteBuffer data = ByteBuffer.allocate(org.rpcrdma4j.codec.RpcRdmaCm.PRIVATE_DATA_BYTES);
-        new ConnectionPrivateData(config.sendInlineSize(), config.receiveInlineSize(), config.remoteInvalidation()).encode(data, 0);
+        ByteBuffer data = ByteBuffer.allocate(RpcRdmaCm.PRIVATE_DATA_BYTES);
+        new ConnectionPrivateData(config.sendInlineSize(), config.receiveInlineSize(), remoteInvalidation).encode(data, 0);
         return data;
     }
 }

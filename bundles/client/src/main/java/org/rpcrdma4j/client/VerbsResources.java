@@ -54,11 +54,13 @@ final class VerbsResources {
         try {
             r.connection = r.manager.createConnection(null, server, config.connectTimeout());
             r.protectionDomain = r.connection.device().allocateProtectionDomain();
-            r.registrar = new Registrar(r.protectionDomain, counters);
+            boolean fast = config.remoteInvalidation() && r.connection.device().capabilities().fastRegistration();
+            r.registrar = new Registrar(r.protectionDomain, counters, fast);
             int depth = config.maxCredits();
-            r.completionQueue = r.connection.device().createCompletionQueue(2 * depth);
+            int sendDepth = fast ? depth * (1 + PreparedCall.MAX_FAST_REGISTRATIONS) : depth;
+            r.completionQueue = r.connection.device().createCompletionQueue(sendDepth + depth);
             QueuePairAttributes attributes = QueuePairAttributes.builder(r.completionQueue, r.completionQueue)
-                    .sendQueueDepth(depth).receiveQueueDepth(depth).maxSendSge(1).maxReceiveSge(1).build();
+                    .sendQueueDepth(sendDepth).receiveQueueDepth(depth).maxSendSge(1).maxReceiveSge(1).build();
             r.connection.createQueuePair(r.protectionDomain, attributes);
             r.receiveRing = ReceiveRing.create(r.registrar, depth, config.receiveInlineSize());
             r.receiveRing.postAll(r.connection.queuePair());

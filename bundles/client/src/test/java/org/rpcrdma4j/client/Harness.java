@@ -24,11 +24,12 @@ final class Harness implements AutoCloseable {
     /** The peer's receives. */
     static final int PEER_RECEIVES = 32;
 
-    final LoopbackFabric fabric = LoopbackFabric.deterministic();
+    final LoopbackFabric fabric;
     final ScriptedPeer peer;
     final RpcRdmaClient client;
 
-    private Harness(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException, InterruptedException {
+    private Harness(LoopbackFabric fabric, ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException, InterruptedException {
+        this.fabric = fabric;
         peer = new ScriptedPeer(fabric, PEER_RECEIVE_SIZE, PEER_RECEIVES);
         client = RpcRdmaClient.start(fabric.provider(), peer.address(), config);
         peer.accept(acceptPrivateData);
@@ -37,14 +38,19 @@ final class Harness implements AutoCloseable {
 
     /** A connected harness whose peer announces 4096 bytes each way. */
     static Harness connected(ClientConfig config) throws VerbsException, InterruptedException {
-        Harness h = new Harness(config, serverPrivateData(PEER_RECEIVE_SIZE, PEER_RECEIVE_SIZE, false));
+        return connected(LoopbackFabric.deterministic(), config);
+    }
+
+    /** A connected harness over a given deterministic fabric (e.g. other device capabilities); the harness closes it. */
+    static Harness connected(LoopbackFabric fabric, ClientConfig config) throws VerbsException, InterruptedException {
+        Harness h = new Harness(fabric, config, serverPrivateData(PEER_RECEIVE_SIZE, PEER_RECEIVE_SIZE, false));
         assertTrue(h.client.isConnected(), "connected");
         return h;
     }
 
     /** A harness whose peer accepts with the given private data. */
     static Harness accepting(ClientConfig config, ByteBuffer acceptPrivateData) throws VerbsException, InterruptedException {
-        return new Harness(config, acceptPrivateData);
+        return new Harness(LoopbackFabric.deterministic(), config, acceptPrivateData);
     }
 
     /** RFC 8797 private data as a server would send it. */

@@ -191,11 +191,20 @@ final class ScriptedPeer implements AutoCloseable {
      * @param credits the grant the header carries (recorded to check the client honours it)
      */
     void send(ByteBuffer message, int credits) throws VerbsException {
+        send(message, credits, SendOpcode.SEND, 0);
+    }
+
+    /** Sends one reply message with Send With Invalidate of one of the client's keys. */
+    void sendWithInvalidate(ByteBuffer message, int credits, int key) throws VerbsException {
+        send(message, credits, SendOpcode.SEND_WITH_INV, key);
+    }
+
+    private void send(ByteBuffer message, int credits, SendOpcode opcode, int key) throws VerbsException {
         MemoryRegion source = register(ByteBuffer.allocateDirect(message.remaining()), 0);
         try {
             source.buffer().put(0, message, message.position(), message.remaining());
-            SendWorkRequest wr = new SendWorkRequest(1).reset(SendOpcode.SEND, nextId++, SendWorkRequest.SIGNALED)
-                    .addSge(source, 0, message.remaining());
+            SendWorkRequest wr = new SendWorkRequest(1).reset(opcode, nextId++, SendWorkRequest.SIGNALED)
+                    .addSge(source, 0, message.remaining()).invalidateKey(key);
             assertEquals(CompletionStatus.SUCCESS, execute(wr).status(), "SEND of the reply");
             unanswered = Math.max(0, unanswered - 1);
             grant = credits;

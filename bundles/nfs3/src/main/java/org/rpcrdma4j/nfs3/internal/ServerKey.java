@@ -1,7 +1,8 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -20,7 +21,7 @@ import javax.crypto.spec.SecretKeySpec;
  * restart.
  *
  * <p>The key file holds {@link #KEY_BYTES} random bytes. It is created with mode 0600 on first
- * start (create-new, so two starting servers cannot both write one) and refused later if it has
+ * start (published atomically, so two starting servers agree on one key) and refused later if it has
  * the wrong size or is readable by group or others: anybody who reads it can forge handles.
  */
 public final class ServerKey {
@@ -57,15 +58,30 @@ public final class ServerKey {
         return load(file);
     }
 
+    /**
+     * Publishes a new key atomically: written and forced to a private temporary file first, then
+     * hard-linked under the final name, which fails if another instance published first (then
+     * theirs is used). A reader never sees a partly written key.
+     */
     private static void create(Path file) throws IOException {
         byte[] key = new byte[KEY_BYTES];
         new SecureRandom().nextBytes(key);
-        try (OutputStream out = Files.newOutputStream(Files.createFile(file,
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
-                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            out.write(key);
+        Path temporary = Files.createTempFile(file.getParent(), FILE_NAME, ".tmp",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try {
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
+                ByteBuffer buffer = ByteBuffer.wrap(key);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                channel.force(true);
+            }
+            Files.createLink(file, temporary);
         } catch (FileAlreadyExistsException raced) {
-            // Another instance created it first: use theirs.
+            // Another instance published its key first: use theirs.
+        } finally {
+            Files.deleteIfExists(temporary);
         }
     }
 

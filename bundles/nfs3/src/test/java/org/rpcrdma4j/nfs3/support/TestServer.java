@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
 import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
 import org.rpcrdma4j.nfs3.Export;
 import org.rpcrdma4j.nfs3.NfsExportService;
@@ -29,11 +30,16 @@ public final class TestServer implements AutoCloseable {
     /** Starts a server for the exports, keeping its key in {@code state}. */
     public static TestServer start(Path state, Export... exports) throws IOException {
         NfsExportService service = NfsExportService.open(List.of(exports), state);
+        return start(service.nfsProgram(), service.mountProgram());
+    }
+
+    /** Starts a server for given NFS and MOUNT programs. */
+    public static TestServer start(RpcDispatchable nfs, RpcDispatchable mount) throws IOException {
         OncRpcSvc svc = new OncRpcSvcBuilder().withTCP().withPort(0).withBindAddress("127.0.0.1")
                 .withoutAutoPublish().withWorkerThreadPoolSize(4).withSelectorThreadPoolSize(1)
                 .withServiceName("nfs3-test")
-                .withRpcService(NfsExportService.NFS_PROGRAM, service.nfsProgram())
-                .withRpcService(NfsExportService.MOUNT_PROGRAM, service.mountProgram())
+                .withRpcService(NfsExportService.NFS_PROGRAM, nfs)
+                .withRpcService(NfsExportService.MOUNT_PROGRAM, mount)
                 .build();
         svc.start();
         InetSocketAddress address = svc.getInetSocketAddress(IpProtocolType.TCP);

@@ -204,8 +204,8 @@ public final class RpcRdmaClient implements AutoCloseable {
      * @param future a future of {@link #call} or {@link #established()}
      * @param timeout the longest wait
      * @return the result
-     * @throws IOException the failure, if an IOException (else wrapped), or an
-     *         {@link InterruptedIOException} on timeout
+     * @throws IOException the failure when it is one (an unchecked failure is rethrown as it is,
+     *         any other is wrapped), or an {@link InterruptedIOException} on timeout
      * @throws InterruptedException when interrupted
      */
     public <T> T await(CompletableFuture<T> future, Duration timeout) throws IOException, InterruptedException {

@@ -58,8 +58,10 @@ public enum Counter {
     SEND_QUEUE_FULL,
     /** Send-queue completions in error (not counting flushes). */
     SEND_ERRORS,
-    /** Posts refused by the provider. */
+    /** Posts (or polls) refused by the provider. */
     POST_FAILURES,
+    /** Deregistrations, closes or disconnects the provider refused while releasing resources. */
+    RELEASE_FAILURES,
     /** Second release of a call, refused. */
     DOUBLE_RELEASES,
     /** Exceptions thrown by the call handler (ownership stays with the handler). */

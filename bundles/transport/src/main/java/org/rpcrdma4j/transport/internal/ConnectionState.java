@@ -70,8 +70,9 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
     /**
      * open() - set up every resource, post the receives and accept with our private data.
      *
-     * <p>On failure everything set up so far is released, once, and the exception propagates;
-     * the caller rejects and closes the connection.
+     * <p>On failure everything set up so far is released, once: the request is rejected, the
+     * connection (and with it the queue pair) closed, the completion queue closed, the buffers
+     * deregistered; then the exception propagates.
      *
      * @throws VerbsException when the device or the connection manager refuses
      */
@@ -105,8 +106,8 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
 
     private void releaseAfterFailedOpen() {
         connection.attach(null);
-        if (queuePair != null) {
-            connection.close();
+        TransportEngine.rejectAndClose(connection);
+        if (receivePool != null) {
             receivePool.forgetPosted();
         }
         closeQuietly(completionQueue);
@@ -336,7 +337,7 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
         try {
             connection.disconnect();
         } catch (VerbsException e) {
-            counters.increment(Counter.POST_FAILURES);
+            counters.increment(Counter.RELEASE_FAILURES);
         }
     }
 
@@ -358,7 +359,7 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
         try {
             cq.close();
         } catch (VerbsException e) {
-            counters.increment(Counter.POST_FAILURES);
+            counters.increment(Counter.RELEASE_FAILURES);
         }
     }
 

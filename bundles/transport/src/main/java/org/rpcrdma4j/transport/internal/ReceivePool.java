@@ -175,7 +175,7 @@ final class ReceivePool {
         try {
             region.deregister();
         } catch (VerbsException e) {
-            counters.increment(Counter.POST_FAILURES);
+            counters.increment(Counter.RELEASE_FAILURES);
         }
     }
 }

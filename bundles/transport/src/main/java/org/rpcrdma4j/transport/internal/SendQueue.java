@@ -171,7 +171,7 @@ final class SendQueue {
         try {
             region.deregister();
         } catch (VerbsException e) {
-            counters.increment(Counter.POST_FAILURES);
+            counters.increment(Counter.RELEASE_FAILURES);
         }
     }
 

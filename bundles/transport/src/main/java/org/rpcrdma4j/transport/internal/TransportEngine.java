@@ -194,26 +194,37 @@ public final class TransportEngine implements ConnectionEventHandler {
         }
         ConnectionPrivateData peer = ConnectionPrivateData.decode(event.privateData(), event.privateData().position(),
                 event.privateData().remaining()).orElse(null);
-        ConnectionState state = null;
+        ConnectionState state;
+        QueuePairSizing sizing;
         try {
             DeviceResources device = deviceFor(connection.device());
-            QueuePairSizing sizing = QueuePairSizing.of(config, connection.device().capabilities());
+            sizing = QueuePairSizing.of(config, connection.device().capabilities());
             state = new ConnectionState(this, connection, device, peer);
-            state.open(sizing);
         } catch (VerbsException | RuntimeException e) {
             counters.increment(Counter.ACCEPT_FAILURES);
             rejectAndClose(connection);
+            return;
+        }
+        try {
+            state.open(sizing);
+        } catch (VerbsException | RuntimeException e) {
+            counters.increment(Counter.ACCEPT_FAILURES);
             return;
         }
         connections.add(state);
         counters.increment(Counter.CONNECTIONS_ACCEPTED);
     }
 
-    private void rejectAndClose(Connection connection) {
+    /**
+     * rejectAndClose() - answer a connect request we cannot serve and release its connection.
+     * A request already answered (accept failed half-way) cannot be rejected: only the close
+     * matters then, so a refused reject is not counted.
+     */
+    static void rejectAndClose(Connection connection) {
         try {
             connection.reject(ByteBuffer.allocate(0));
         } catch (VerbsException | RuntimeException e) {
-            counters.increment(Counter.POST_FAILURES);
+            // Already accepted or gone: closing below releases it either way.
         }
         connection.close();
     }

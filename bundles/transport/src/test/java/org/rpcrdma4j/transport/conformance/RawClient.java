@@ -69,7 +69,7 @@ public final class RawClient implements AutoCloseable {
         cm = provider.openConnectionManager();
         connection = cm.createConnection(null, server, Duration.ofSeconds(5));
         pd = connection.device().allocateProtectionDomain();
-        cq = connection.device().createCompletionQueue(256);
+        cq = connection.device().createCompletionQueue(Math.min(256, connection.device().capabilities().maxCompletionQueueEntries()));
         sendRegion = pd.registerMemory(ByteBuffer.allocateDirect(SENDS * BUFFER), 0);
         receiveRegion = pd.registerMemory(ByteBuffer.allocateDirect(RECEIVES * BUFFER), Access.LOCAL_WRITE);
         sourceRegion = pd.registerMemory(ByteBuffer.allocateDirect(SOURCE), Access.REMOTE_READ);

@@ -178,6 +178,19 @@ public abstract class TransportConformanceTest {
         assertEquals(2, stats().get(Counter.CONNECTIONS_ACCEPTED));
     }
 
+    @Test
+    void aConnectionThatCannotBeSetUpIsRejectedAndLeavesNothingBehind() throws Exception {
+        DeviceCapabilities b = capabilities();
+        DeviceCapabilities tinyCq = new DeviceCapabilities(b.transportType(), b.maxSendSge(), b.maxReceiveSge(), b.maxReadSge(),
+                b.maxInlineData(), b.maxQueueDepth(), 32, b.maxOutstandingReads(), b.maxIncomingReads(),
+                b.fastRegistration(), b.remoteInvalidation(), b.maxFastRegistrationLength());
+        start(TransportConfig.DEFAULTS, tinyCq);
+        assertThrows(IllegalStateException.class, () -> harness.connect(), "the client must not get connected");
+        assertEquals(1, stats().get(Counter.ACCEPT_FAILURES));
+        assertEquals(0, stats().get(Counter.CONNECTIONS_ACCEPTED));
+        assertEquals(0, harness.transport().connections().size());
+    }
+
     // ---- inline ----
 
     @Test

@@ -8,8 +8,9 @@ import java.util.Random;
  * <p>Mutations are those that find decoder bugs in practice: bit flips,
  * "interesting" words (0, 1, boundaries, values whose product with a segment
  * size wraps 32 bits), truncation, count inflation, splicing words from
- * another header, and duplicating or deleting word ranges (which shifts every
- * list boundary). The work buffer is reused; nothing is allocated per input.
+ * another header, duplicating or deleting word ranges (which shifts every
+ * list boundary), and repeating a read item (which drives the read-list counts
+ * and grouping to their limits). The work buffer is reused; nothing is allocated per input.
  */
 final class HeaderMutator {
 
@@ -52,7 +53,7 @@ final class HeaderMutator {
     }
 
     private void mutateOnce() {
-        switch (random.nextInt(8)) {
+        switch (random.nextInt(9)) {
             case 0 -> flipBit();
             case 1 -> setInterestingWord();
             case 2 -> truncate();
@@ -60,6 +61,7 @@ final class HeaderMutator {
             case 4 -> spliceFromAnother();
             case 5 -> duplicateWords();
             case 6 -> deleteWords();
+            case 7 -> repeatFirstReadItem();
             default -> setRandomByte();
         }
     }
@@ -133,6 +135,20 @@ final class HeaderMutator {
         System.arraycopy(work, from * 4, scratch, 0, bytes);
         insertGap(at, bytes);
         System.arraycopy(scratch, 0, work, at, bytes);
+    }
+
+    /** repeatFirstReadItem() - grow the read list by copies of its first item (counts, grouping, limits). */
+    private void repeatFirstReadItem() {
+        int itemBytes = Xdr.wordsToBytes(RpcRdma.DISCRIMINATOR_WORDS + RpcRdma.READ_SEGMENT_WORDS);
+        int at = RpcRdma.BODY_OFFSET;
+        if (length < at + itemBytes || getWord(at) != RpcRdma.ITEM_PRESENT) {
+            return;
+        }
+        System.arraycopy(work, at, scratch, 0, itemBytes);
+        for (int copies = 1 + random.nextInt(24); copies > 0 && length + itemBytes <= work.length; copies--) {
+            insertGap(at, itemBytes);
+            System.arraycopy(scratch, 0, work, at, itemBytes);
+        }
     }
 
     private void deleteWords() {

@@ -232,4 +232,21 @@ class NamespaceProceduresTest extends ServerTestBase {
         assertTrue(Files.exists(exportDir.resolve(name)), "created under its Unicode name");
         assertArrayEquals(file, client.lookup(root, name));
     }
+
+    @Test
+    void uncheckedCreateOverAnotherUsersFileOnlyTruncates() throws IOException {
+        byte[] file = client.create(root, "shared", 0664);
+        client.write(file, 0, new byte[10], Nfs3.FILE_SYNC);
+        client.as(owner + 1, group);
+        XdrReader reply = client.nfs(Nfs3.NFSPROC3_CREATE, out -> {
+            XdrArgs.dirop(out, root, "shared");
+            out.xdrEncodeInt(Nfs3.UNCHECKED);
+            XdrArgs.sattr(out, 0600, -1, -1, 0);
+        }).reader();
+        assertStatus(Nfs3.NFS3_OK, reply.readInt(), "UNCHECKED by a group member with write permission");
+        XdrReader.Fattr attributes = client.getattr(file);
+        assertEquals(0, attributes.size(), "truncated as by O_TRUNC");
+        assertEquals(0664, attributes.mode(), "the mode of an existing file is left alone");
+        assertEquals(owner, attributes.uid());
+    }
 }

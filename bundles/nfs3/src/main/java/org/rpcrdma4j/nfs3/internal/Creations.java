@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
@@ -27,18 +28,36 @@ public final class Creations {
     private Creations() {
     }
 
-    /** UNCHECKED: create, or if a regular file exists, apply the attributes to it (e.g. truncate). */
+    /**
+     * UNCHECKED: create, or if a regular file exists, apply only the size (open with O_TRUNC),
+     * as Linux knfsd does: the other attributes are for a new file and MUST NOT change an
+     * existing one (a non-owner with write permission could not chmod it anyway).
+     */
     public static FileAttributes unchecked(Target directory, Path path, SetAttributes set)
             throws NfsException, IOException {
-        try {
-            return ObjectCreator.create(directory, path, Files::createFile, ObjectCreator.DEFAULT_FILE_MODE, set);
-        } catch (FileAlreadyExistsException exists) {
-            FileAttributes current = FileAttributes.read(path);
-            if (!current.isRegularFile()) {
-                throw new NfsException(Nfs3.NFS3ERR_EXIST, "an object that is not a file exists");
+        FileAttributes current = existing(path);
+        if (current == null) {
+            try {
+                return ObjectCreator.create(directory, path, Files::createFile, ObjectCreator.DEFAULT_FILE_MODE, set);
+            } catch (FileAlreadyExistsException raced) {
+                current = FileAttributes.read(path);
             }
-            AttributeSetter.apply(directory.caller(), path, current, set);
+        }
+        if (!current.isRegularFile()) {
+            throw new NfsException(Nfs3.NFS3ERR_EXIST, "an object that is not a file exists");
+        }
+        if (set.size() != null) {
+            AttributeSetter.apply(directory.caller(), path, current,
+                    new SetAttributes(null, null, null, set.size(), null, null));
+        }
+        return FileAttributes.read(path);
+    }
+
+    private static FileAttributes existing(Path path) throws IOException {
+        try {
             return FileAttributes.read(path);
+        } catch (NoSuchFileException absent) {
+            return null;
         }
     }
 

@@ -29,7 +29,7 @@ public final class Names {
     /**
      * Checks a name a procedure is about to remove (REMOVE, RMDIR).
      *
-     * @throws NfsException NFS3ERR_INVAL for "." and NFS3ERR_NOTEMPTY for ".." (RFC 1813 §3.3.13),
+     * @throws NfsException NFS3ERR_INVAL for "." and NFS3ERR_NOTEMPTY for ".." (as rmdir(2) on Linux),
      *     otherwise as {@link #requireComponent}
      */
     public static void requireRemovableName(String name) throws NfsException {

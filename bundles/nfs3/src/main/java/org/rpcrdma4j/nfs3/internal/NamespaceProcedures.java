@@ -152,13 +152,14 @@ public final class NamespaceProcedures {
 
     /**
      * The common frame of CREATE, MKDIR, SYMLINK and MKNOD: checks, creation, and the reply
-     * post_op_fh3 + post_op_attr + the directory's wcc_data.
+     * post_op_fh3 + post_op_attr + the directory's wcc_data. Write permission on the directory
+     * is checked where an entry is really added ({@link ObjectCreator}): CREATE UNCHECKED of an
+     * existing file needs only write permission on the file, as open(O_CREAT) does.
      */
     private static Reply created(Target directory, String name, Maker maker) throws NfsException {
         return Procedure.attempt(() -> {
             directory.requireDirectory();
             Names.requireNewName(name);
-            Permissions.requireModifyDirectory(directory.caller(), directory.attributes());
             Path path = directory.child(name);
             FileAttributes attributes = maker.make(path);
             byte[] handle = directory.root().handleOf(path, attributes);

@@ -37,7 +37,7 @@ public final class ObjectCreator {
     /**
      * Creates an object in a directory and gives it to the caller.
      *
-     * @param directory the parent, already checked writable and searchable
+     * @param directory the parent; write and search permission on it are checked here
      * @param path the new entry, a checked child of the directory
      * @param creation the creating call
      * @param defaultMode mode when {@code set} has none (ignored for symbolic links)
@@ -46,6 +46,7 @@ public final class ObjectCreator {
      */
     public static FileAttributes create(Target directory, Path path, Creation creation, int defaultMode,
             SetAttributes set) throws NfsException, IOException {
+        Permissions.requireModifyDirectory(directory.caller(), directory.attributes());
         creation.create(path);
         try {
             Caller caller = directory.caller();

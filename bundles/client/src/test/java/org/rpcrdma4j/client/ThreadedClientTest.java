@@ -10,6 +10,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -75,6 +79,60 @@ class ThreadedClientTest {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    @Test
+    void closeRacingWithCallersLeavesEveryCallAnsweredOrFailedAndNothingRegistered() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(CALLERS + 1);
+        try (LoopbackFabric fabric = LoopbackFabric.threaded(); ScriptedPeer peer = new ScriptedPeer(fabric, 4096, 32)) {
+            AtomicBoolean stop = new AtomicBoolean();
+            threads.submit(() -> serveUntilGone(peer, stop));
+            ClientConfig config = ClientConfig.builder().maxCredits(GRANT).progressThread(true).build();
+            RpcRdmaClient client = RpcRdmaClient.connect(fabric.provider(), peer.address(), config);
+            List<CompletableFuture<RpcReply>> futures = new CopyOnWriteArrayList<>();
+            CountDownLatch running = new CountDownLatch(CALLERS);
+            List<Future<?>> callers = new ArrayList<>();
+            for (int t = 0; t < CALLERS; t++) {
+                int thread = t;
+                callers.add(threads.submit(() -> {
+                    running.countDown();
+                    for (int i = 0; i < 500; i++) {
+                        int xid = thread * 100_000 + i;
+                        futures.add(client.call(CallRequest.builder(RpcMessages.call(xid, RpcMessages.pattern(32, xid))).readChunk(44, 32)
+                                .writeChunk(128).build()));
+                    }
+                }));
+            }
+            running.await();
+            client.close();
+            stop.set(true);
+            for (Future<?> caller : callers) {
+                caller.get(60, TimeUnit.SECONDS);
+            }
+            for (CompletableFuture<RpcReply> f : futures) {
+                RpcReply reply = f.handle((r, e) -> {
+                    if (e != null) {
+                        Throwable c = e instanceof CompletionException ? e.getCause() : e;
+                        assertTrue(c instanceof ClientClosedException || c instanceof IllegalStateException, c.toString());
+                    }
+                    return r;
+                }).get(60, TimeUnit.SECONDS);
+                assertTrue(reply == null || reply.body().remaining() > 0);
+            }
+            assertEquals(0, client.statistics().liveRegistrations(), "every registration of every call was released");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** Answers calls like {@link #serve} until the connection goes away. */
+    private static Void serveUntilGone(ScriptedPeer peer, AtomicBoolean stop) throws Exception {
+        try {
+            serve(peer, stop);
+        } catch (AssertionError | org.rpcrdma4j.verbs.VerbsException e) {
+            // the client closed under the peer's feet: expected in this test
+        }
+        return null;
     }
 
     /** Accepts, then answers every call with a reply of its own xid and a grant of {@link #GRANT}. */

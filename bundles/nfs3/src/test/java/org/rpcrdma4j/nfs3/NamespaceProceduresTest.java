@@ -10,7 +10,6 @@ import static org.rpcrdma4j.nfs3.support.NfsClient.assertStatus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.nfs3.support.ServerTestBase;
 import org.rpcrdma4j.nfs3.support.XdrArgs;

@@ -1,11 +1,9 @@
 package org.rpcrdma4j.nfs3.internal;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs3.Nfs3;
 

@@ -1,6 +1,5 @@
 package org.rpcrdma4j.nfs3.internal;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import org.rpcrdma4j.nfs3.Nfs3;
 
@@ -57,23 +56,9 @@ public record Target(ExportRoot root, Caller caller, Path path, FileAttributes a
         return path.resolve(name);
     }
 
-    /** The handle of this object. */
-    public byte[] handle() {
-        return root.handleOf(path, attributes);
-    }
-
     /** The attributes now (null if unreadable), for post-operation attributes. */
     public FileAttributes attributesNow() {
         return Xdr3.readQuietly(path);
-    }
-
-    /** Re-reads the attributes, failing as the file system does. */
-    public FileAttributes reread() throws NfsException {
-        try {
-            return FileAttributes.read(path);
-        } catch (IOException e) {
-            throw Errors.of(e);
-        }
     }
 
     /**

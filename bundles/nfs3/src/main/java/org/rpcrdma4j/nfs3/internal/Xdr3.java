@@ -109,11 +109,6 @@ public final class Xdr3 {
         }
     }
 
-    /** A failure arm consisting of one post_op_attr with no attributes. */
-    public static XdrBody noPostOpAttr() {
-        return out -> out.xdrEncodeBoolean(false);
-    }
-
     /** Reads an nfstime3 as nanoseconds since the epoch (seconds are unsigned). */
     public static long decodeTime(XdrDecodingStream in) throws IOException {
         long seconds = Integer.toUnsignedLong(in.xdrDecodeInt());
@@ -136,11 +131,6 @@ public final class Xdr3 {
             throw new GarbageArguments("bool " + value);
         }
         return value == 1;
-    }
-
-    /** Encodes a long into 8 big-endian bytes (verifiers). */
-    public static byte[] longBytes(long value) {
-        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
     }
 
     /** A garbage-arguments failure from the decoders, for IOExceptions on the decode path. */

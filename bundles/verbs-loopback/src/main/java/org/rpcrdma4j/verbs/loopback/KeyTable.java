@@ -17,6 +17,7 @@ final class KeyTable {
     private int[] nextTag = new int[64];
     private final ArrayDeque<Integer> freeIndexes = new ArrayDeque<>();
     private int highestIndex;
+    private int inUse;
 
     int allocateIndex(RegisteredMemory memory) {
         Integer reused = freeIndexes.pollFirst();
@@ -29,6 +30,7 @@ final class KeyTable {
             nextTag = Arrays.copyOf(nextTag, entries.length);
         }
         entries[index] = memory;
+        inUse++;
         return index;
     }
 
@@ -41,7 +43,13 @@ final class KeyTable {
 
     void release(int index) {
         entries[index] = null;
+        inUse--;
         freeIndexes.addLast(index);
+    }
+
+    /** @return the number of memory and fast-registration regions not yet released */
+    int inUse() {
+        return inUse;
     }
 
     /**

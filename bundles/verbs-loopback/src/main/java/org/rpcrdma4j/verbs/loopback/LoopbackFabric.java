@@ -14,6 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.verbs.DeviceCapabilities;
 import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -113,6 +114,48 @@ public final class LoopbackFabric implements AutoCloseable {
         lock.lock();
         try {
             return tick;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Leak check for tests: memory regions and fast-registration regions not yet deregistered or
+     * closed, over every domain of this fabric.
+     *
+     * @return the number of live registrations
+     */
+    public int registrationCount() {
+        lock.lock();
+        try {
+            return keys.inUse();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the number of queue pairs not yet destroyed (leak check for tests) */
+    public int queuePairCount() {
+        lock.lock();
+        try {
+            return queuePairs.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The high-water mark of RDMA READs a queue pair had posted and not yet executed: tests of an
+     * initiator compare it with the ORD it must honour (hardware does not fail an excess, it only
+     * throttles, so the loopback observes instead of failing).
+     *
+     * @param queuePair a queue pair of this fabric
+     * @return the most READs in flight at once so far
+     */
+    public int maxReadsInFlight(QueuePair queuePair) {
+        lock.lock();
+        try {
+            return ((LoopbackQueuePair) queuePair).maxReadsInFlight();
         } finally {
             lock.unlock();
         }

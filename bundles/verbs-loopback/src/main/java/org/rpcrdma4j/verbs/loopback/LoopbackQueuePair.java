@@ -43,6 +43,8 @@ final class LoopbackQueuePair implements QueuePair {
     private int receiveHead;
     private int receivePosted;
     private int receiveOutstanding;
+    private int readsInFlight;
+    private int maxReadsInFlight;
 
     /** Under the fabric lock; the caller has checked the attributes against the device. */
     LoopbackQueuePair(LoopbackFabric fabric, int number, LoopbackProtectionDomain protectionDomain, QueuePairAttributes attributes) {
@@ -101,6 +103,7 @@ final class LoopbackQueuePair implements QueuePair {
                         copyInline(slot, index);
                     }
                     sendPending++;
+                    countPostedRead(slot);
                     sendOutstanding++;
                 }
             } finally {
@@ -239,6 +242,9 @@ final class LoopbackQueuePair implements QueuePair {
      */
     void completeSend(CompletionStatus status, int byteCount) {
         SendSlot slot = sendRing[sendHead];
+        if (isRead(slot)) {
+            readsInFlight--;
+        }
         sendHead = (sendHead + 1) % sendRing.length;
         sendPending--;
         executedUnretired++;
@@ -292,6 +298,22 @@ final class LoopbackQueuePair implements QueuePair {
         while (receivePosted > 0) {
             completeReceive(CompletionStatus.WORK_REQUEST_FLUSHED, 0, false, 0);
         }
+    }
+
+    private void countPostedRead(SendSlot slot) {
+        if (isRead(slot)) {
+            readsInFlight++;
+            maxReadsInFlight = Math.max(maxReadsInFlight, readsInFlight);
+        }
+    }
+
+    private static boolean isRead(SendSlot slot) {
+        return slot.opcode == SendOpcode.RDMA_READ || slot.opcode == SendOpcode.RDMA_READ_WITH_INV;
+    }
+
+    /** @return the most RDMA READs this queue pair ever had posted and not yet executed (compare with its ORD) */
+    int maxReadsInFlight() {
+        return maxReadsInFlight;
     }
 
     /** A polled completion frees the slots it retires. */

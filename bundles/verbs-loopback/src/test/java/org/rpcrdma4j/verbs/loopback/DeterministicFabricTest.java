@@ -131,6 +131,30 @@ class DeterministicFabricTest {
     }
 
     @Test
+    void theFabricCountsLiveResourcesAndTheReadHighWaterMark() throws Exception {
+        try (LoopbackTestBed bed = LoopbackTestBed.open(PairOptions.defaults())) {
+            assertEquals(2, bed.fabric.queuePairCount());
+            MemoryRegion exposed = bed.client.register(4096, Access.LOCAL_WRITE | Access.REMOTE_READ);
+            MemoryRegion sink = bed.server.register(4096, Access.LOCAL_WRITE);
+            bed.server.own(bed.server.protectionDomain().allocateFastRegistrationRegion(4096));
+            assertEquals(3, bed.fabric.registrationCount());
+            SendWorkRequest read = new SendWorkRequest(1);
+            for (int i = 0; i < 3; i++) {
+                bed.server.queuePair().postSend(read.reset(SendOpcode.RDMA_READ, i, 0).addSge(sink, 0, 64).remote(exposed.address(), exposed.rkey()));
+            }
+            assertTrue(bed.fabric.step());
+            bed.server.queuePair().postSend(read.reset(SendOpcode.RDMA_READ, 3, SendWorkRequest.SIGNALED).addSge(sink, 0, 64)
+                    .remote(exposed.address(), exposed.rkey()));
+            assertEquals(3, bed.fabric.maxReadsInFlight(bed.server.queuePair()));
+            bed.fabric.runUntilIdle();
+            assertEquals(3, bed.pollOne(bed.server.completionQueue()).id());
+            bed.pair.close();
+            assertEquals(0, bed.fabric.registrationCount());
+            assertEquals(0, bed.fabric.queuePairCount());
+        }
+    }
+
+    @Test
     void steppingAThreadedFabricIsRefused() {
         try (LoopbackFabric fabric = LoopbackFabric.threaded()) {
             assertThrows(IllegalStateException.class, fabric::step);

@@ -13,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /** Remote invalidation (RFC 8797 flag): fast-registered chunks whose keys the server may invalidate. */
@@ -65,6 +67,21 @@ class RemoteInvalidationTest {
             }
             assertInstanceOf(IllegalArgumentException.class, cause(h.call(b.build())));
             assertEquals(2, h.client.statistics().liveRegistrations());
+        }
+    }
+
+    @Test
+    void aRegistrationThatFailsMidwayReleasesTheOnesBefore() throws Exception {
+        DeviceCapabilities smallFrmr = new DeviceCapabilities(TransportType.INFINIBAND, 16, 16, 16, 256, 16384, 65536, 16, 16, true, true, 4096);
+        try (Harness h = Harness.connected(LoopbackFabric.builder().capabilities(smallFrmr).build(), CONFIG)) {
+            CallRequest tooLarge = CallRequest.builder(RpcMessages.call(0x95, RpcMessages.pattern(100, 1))).readChunk(44, 100)
+                    .writeChunk(1000).writeChunk(8192).build();
+            VerbsException e = assertInstanceOf(VerbsException.class, cause(h.call(tooLarge)));
+            assertEquals(Errno.EINVAL, e.errno());
+            ClientStatistics stats = h.client.statistics();
+            assertEquals(2, stats.liveRegistrations(), "the read chunk and the first write chunk were released again");
+            assertEquals(4, stats.registrations(), "two slabs, then two chunks before the refusal");
+            assertEquals(0, h.peer.takeMessages().size());
         }
     }
 

@@ -120,7 +120,7 @@ final class ReadScheduler {
         int piece = plan.takeNextPiece();
         ReadSink sink = plan.pieceSink(piece);
         chain.begin(WorkRequestIds.of(WorkRequestIds.READ, slot));
-        if (!sink.prepareRead(chain, plan.pieceLength(piece), plan.pieceRemote(piece), plan.pieceRkey(piece))) {
+        if (!prepare(sink, plan, piece)) {
             sendQueue.unreserve(ReadRequestChain.MAX_REQUESTS);
             plan.pieceCompleted(false);
             return 0;
@@ -149,6 +149,17 @@ final class ReadScheduler {
         }
         counters.readStarted(plan.pool().name());
         return 1;
+    }
+
+    /** @return false when the strategy could not prepare the chain (a strategy that throws counts as that) */
+    private boolean prepare(ReadSink sink, ReadPlan plan, int piece) {
+        try {
+            return sink.prepareRead(chain, plan.pieceLength(piece), plan.pieceRemote(piece), plan.pieceRkey(piece));
+        } catch (RuntimeException e) {
+            counters.increment(Counter.POST_FAILURES);
+            chain.begin(0);
+            return false;
+        }
     }
 
     /**

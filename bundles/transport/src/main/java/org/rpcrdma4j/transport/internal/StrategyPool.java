@@ -74,8 +74,13 @@ final class StrategyPool {
      */
     boolean closeIfIdle() {
         if (!closed && retired && pool.outstanding() == 0) {
-            pool.close();
             closed = true;
+            try {
+                pool.close();
+            } catch (RuntimeException e) {
+                // The strategy could not release its memory; nothing more can be done for it.
+                return true;
+            }
         }
         return closed;
     }

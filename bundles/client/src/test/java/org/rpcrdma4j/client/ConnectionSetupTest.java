@@ -81,6 +81,8 @@ class ConnectionSetupTest {
             client.close();
             assertEquals(0, client.statistics().liveRegistrations());
             assertEquals(client.statistics().registrations(), client.statistics().deregistrations());
+            assertEquals(0, fabric.registrationCount(), "nothing of the client is left in the fabric");
+            assertEquals(0, fabric.queuePairCount());
         }
     }
 

@@ -14,9 +14,8 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 /**
  * The embedded harness of the client's tests: a deterministic loopback fabric, a
  * {@link ScriptedPeer} listening on it and a client connected to the peer, all driven by the test
- * thread. {@link #close()} checks that neither side leaked a registration (the client's counters,
- * the peer's list, and the loopback itself, which refuses to close a protection domain that still
- * has regions).
+ * thread. {@link #close()} checks that neither side leaked a registration or a queue pair (the
+ * client's counters, the peer's list, and the loopback fabric's own counts).
  */
 final class Harness implements AutoCloseable {
     /** The peer's receive buffer size. */
@@ -98,6 +97,9 @@ final class Harness implements AutoCloseable {
             client.close();
             assertEquals(0, client.statistics().liveRegistrations(), "client registrations left: " + client.statistics());
             assertEquals(0, peer.liveRegistrations(), "peer registrations left");
+            peer.close();
+            assertEquals(0, fabric.registrationCount(), "the fabric still holds registrations");
+            assertEquals(0, fabric.queuePairCount(), "the fabric still holds queue pairs");
         } finally {
             peer.close();
             fabric.close();

@@ -34,17 +34,23 @@ import org.rpcrdma4j.nfs3.Nfs3;
  */
 public final class ExportRoot {
 
+    /** Bound of {@link #missing}; the set is cleared when it would grow beyond. */
+    private static final int MISSING_MAX = 4096;
+    /**
+     * Bound of the index (about 200 bytes an entry): beyond it the index starts over with the
+     * root alone, and unknown handles are found again by walking.
+     */
+    private static final int INDEX_MAX = 1 << 20;
+
     private final Export export;
     private final int id;
     private final Path root;
     private final ServerKey key;
+    private final InodeKey rootInode;
     private final Map<InodeKey, Path> index = new ConcurrentHashMap<>();
     /** Inodes a complete walk did not find: stale handles answered without walking again. */
     private final Set<InodeKey> missing = ConcurrentHashMap.newKeySet();
     private final Object walkLock = new Object();
-
-    /** Bound of {@link #missing}; the set is cleared when it would grow beyond. */
-    private static final int MISSING_MAX = 4096;
 
     private record InodeKey(long fsid, long fileid) {
     }
@@ -69,7 +75,8 @@ public final class ExportRoot {
         this.root = export.directory().toRealPath();
         this.key = key;
         FileAttributes attributes = FileAttributes.read(root);
-        index.put(new InodeKey(attributes.dev(), attributes.ino()), root);
+        this.rootInode = new InodeKey(attributes.dev(), attributes.ino());
+        index.put(rootInode, root);
     }
 
     /** The stable id of an export: the first four bytes of SHA-256 of its client-visible path. */
@@ -100,7 +107,7 @@ public final class ExportRoot {
     /** Makes the handle of a path of this export, remembering the path for later lookups. */
     public byte[] handleOf(Path path, FileAttributes attributes) {
         InodeKey inode = new InodeKey(attributes.dev(), attributes.ino());
-        index.put(inode, path);
+        remember(inode, path);
         missing.remove(inode);
         return FileHandle.of(id, attributes).encode(key);
     }
@@ -126,6 +133,14 @@ public final class ExportRoot {
             throw new NfsException(Nfs3.NFS3ERR_STALE, "no object " + inode + " in export " + export.path());
         }
         return new Located(found, attributes);
+    }
+
+    private void remember(InodeKey inode, Path path) {
+        if (index.size() >= INDEX_MAX) {
+            index.clear();
+            index.put(rootInode, root);
+        }
+        index.put(inode, path);
     }
 
     /** Forgets a path that was removed (the inode may live on under another name: hard links). */
@@ -205,7 +220,9 @@ public final class ExportRoot {
                             return FileVisitResult.CONTINUE;
                         }
                         InodeKey seen = new InodeKey(attributes.dev(), attributes.ino());
-                        index.putIfAbsent(seen, path);
+                        if (!index.containsKey(seen)) {
+                            remember(seen, path);
+                        }
                         if (seen.equals(inode) && handle.names(attributes)) {
                             found[0] = path;
                             return FileVisitResult.TERMINATE;

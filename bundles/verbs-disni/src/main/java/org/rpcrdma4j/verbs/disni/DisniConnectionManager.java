@@ -1,0 +1,336 @@
+package org.rpcrdma4j.verbs.disni;
+
+import com.ibm.disni.verbs.RdmaCm;
+import com.ibm.disni.verbs.RdmaCmEvent;
+import com.ibm.disni.verbs.RdmaCmId;
+import com.ibm.disni.verbs.RdmaEventChannel;
+import com.ibm.disni.verbs.impl.NatObject;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
+import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.ConnectionEventHandler;
+import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.ConnectionManager;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.ListeningEndpoint;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * A connection manager over one DiSNI event channel (rdma_event_channel).
+ *
+ * <p>Events: {@link #pump} takes one event from DiSNI ({@code RdmaEventChannel.getCmEvent}),
+ * reads its status and private data through {@link DisniExtensions}, and either hands an address
+ * or route resolution to the connection waiting in {@link #createConnection}, or queues the event
+ * for {@link #pollEvents}. Every call that touches the channel or its ids (DiSNI keeps an unlocked
+ * id table per channel) runs under {@link #channelLock}; waits are sliced so that a
+ * {@code createConnection} on another thread is not held up for long by a waiting poller.
+ */
+final class DisniConnectionManager implements ConnectionManager {
+    /** Longest single wait for an event in native code. */
+    static final int WAIT_SLICE_MILLIS = 20;
+
+    private static final ConnectionEventType[] TYPES = eventTypes();
+
+    private final DisniProvider provider;
+    private final RdmaEventChannel channel;
+    private final long channelHandle;
+    private final ReentrantLock channelLock = new ReentrantLock();
+    private final Map<Long, DisniConnection> connections = new ConcurrentHashMap<>();
+    private final Map<Long, DisniListeningEndpoint> listeners = new ConcurrentHashMap<>();
+    private final ArrayDeque<DisniConnectionEvent> pending = new ArrayDeque<>();
+    private final ByteBuffer privateData = ByteBuffer.allocateDirect(DisniExtensions.MAX_PRIVATE_DATA);
+    private volatile boolean closed;
+
+    DisniConnectionManager(DisniProvider provider, RdmaEventChannel channel) {
+        this.provider = provider;
+        this.channel = channel;
+        this.channelHandle = ((NatObject) channel).getObjId();
+    }
+
+    DisniProvider provider() {
+        return provider;
+    }
+
+    @Override
+    public ListeningEndpoint listen(InetSocketAddress address, int backlog) throws VerbsException {
+        checkIpv4(address);
+        channelLock.lock();
+        try {
+            checkOpen();
+            RdmaCmId id = createId();
+            long handle = ((NatObject) id).getObjId();
+            try {
+                id.bindAddr(address);
+                id.listen(backlog);
+                DisniListeningEndpoint endpoint = new DisniListeningEndpoint(this, id, handle, (InetSocketAddress) id.getSource());
+                listeners.put(handle, endpoint);
+                return endpoint;
+            } catch (IOException e) {
+                DisniProvider.destroyQuietly(id);
+                throw DisniErrors.toVerbs("listen on " + address, e);
+            }
+        } finally {
+            channelLock.unlock();
+        }
+    }
+
+    @Override
+    public Connection createConnection(InetSocketAddress localAddress, InetSocketAddress remoteAddress, Duration timeout)
+            throws VerbsException {
+        checkIpv4(remoteAddress);
+        if (localAddress != null) {
+            checkIpv4(localAddress);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        DisniConnection connection;
+        channelLock.lock();
+        try {
+            checkOpen();
+            RdmaCmId id = createId();
+            connection = new DisniConnection(this, id, false);
+            connections.put(connection.handle(), connection);
+        } finally {
+            channelLock.unlock();
+        }
+        try {
+            if (localAddress != null) {
+                connection.id().bindAddr(localAddress);
+            }
+            connection.id().resolveAddr(null, remoteAddress, timeoutMillis);
+            awaitResolution(connection, RdmaCmEvent.EventType.RDMA_CM_EVENT_ADDR_RESOLVED, deadline, remoteAddress);
+            connection.id().resolveRoute(timeoutMillis);
+            awaitResolution(connection, RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, remoteAddress);
+            connection.resolved(provider.deviceOf(connection.id().getVerbs()));
+            return connection;
+        } catch (VerbsException | RuntimeException e) {
+            connection.close();
+            throw e;
+        } catch (IOException e) {
+            connection.close();
+            throw DisniErrors.toVerbs("resolving " + remoteAddress, e);
+        }
+    }
+
+    private void awaitResolution(DisniConnection connection, RdmaCmEvent.EventType expected, long deadline, InetSocketAddress remote)
+            throws VerbsException {
+        while (connection.resolution() < 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new VerbsException("resolving " + remote + " timed out", Errno.ETIMEDOUT);
+            }
+            pump((int) Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+        }
+        int type = connection.takeResolution();
+        if (type != expected.ordinal()) {
+            int status = connection.resolutionStatus();
+            throw new VerbsException("resolving " + remote + ": " + RdmaCmEvent.EventType.values()[type],
+                    status < 0 ? -status : Errno.EHOSTUNREACH);
+        }
+    }
+
+    @Override
+    public int pollEvents(ConnectionEventHandler handler, int maxEvents) throws VerbsException {
+        while (pendingSize() < maxEvents && pump(0)) {
+            // drain what the channel has ready
+        }
+        return deliver(handler, maxEvents);
+    }
+
+    @Override
+    public int awaitEvents(ConnectionEventHandler handler, int maxEvents, long timeout, TimeUnit unit)
+            throws VerbsException, InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (pendingSize() == 0) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return 0;
+            }
+            pump((int) Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+        }
+        return pollEvents(handler, maxEvents);
+    }
+
+    private int deliver(ConnectionEventHandler handler, int maxEvents) {
+        int delivered = 0;
+        while (delivered < maxEvents) {
+            DisniConnectionEvent event;
+            synchronized (pending) {
+                event = pending.poll();
+            }
+            if (event == null) {
+                break;
+            }
+            delivered++;
+            handler.onConnectionEvent(event);
+        }
+        return delivered;
+    }
+
+    private int pendingSize() {
+        synchronized (pending) {
+            return pending.size();
+        }
+    }
+
+    /**
+     * Takes one event, waiting up to timeoutMillis, and routes it.
+     *
+     * @return true when an event was taken
+     */
+    private boolean pump(int timeoutMillis) throws VerbsException {
+        channelLock.lock();
+        try {
+            checkOpen();
+            RdmaCmEvent event = channel.getCmEvent(timeoutMillis);
+            if (event == null) {
+                return false;
+            }
+            int status = DisniExtensions.lastEventStatus(channelHandle);
+            privateData.clear();
+            byte[] data = new byte[DisniExtensions.lastEventPrivateData(channelHandle, privateData)];
+            privateData.get(data);
+            route(event, status, data);
+            return true;
+        } catch (VerbsException e) {
+            throw e;
+        } catch (IOException e) {
+            throw DisniErrors.toVerbs("rdma_get_cm_event", e);
+        } finally {
+            channelLock.unlock();
+        }
+    }
+
+    private void route(RdmaCmEvent event, int status, byte[] data) throws IOException {
+        int type = event.getEvent();
+        RdmaCmId id = event.getConnIdPriv();
+        if (type == RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST.ordinal()) {
+            onConnectRequest(event, id, status, data);
+            return;
+        }
+        DisniConnection connection = id != null ? connections.get(((NatObject) id).getObjId()) : null;
+        if (connection == null) {
+            return; // an event of a listener, or of a connection closed meanwhile
+        }
+        if (type <= RdmaCmEvent.EventType.RDMA_CM_EVENT_ROUTE_ERROR.ordinal()) {
+            connection.onResolution(type, status);
+            return;
+        }
+        ConnectionEventType mapped = type < TYPES.length ? TYPES[type] : null;
+        if (mapped == null) {
+            return; // CONNECT_RESPONSE, multicast, ADDR_CHANGE, TIMEWAIT_EXIT: not part of the contract
+        }
+        connection.onEvent(mapped);
+        queue(new DisniConnectionEvent(mapped, connection, null, data, connection.remoteAddressOrNull(), status));
+    }
+
+    private void onConnectRequest(RdmaCmEvent event, RdmaCmId id, int status, byte[] data) throws VerbsException {
+        RdmaCmId listenId = event.getListenIdPriv();
+        DisniListeningEndpoint endpoint = listenId != null ? listeners.get(((NatObject) listenId).getObjId()) : null;
+        DisniConnection connection = new DisniConnection(this, id, true);
+        connections.put(connection.handle(), connection);
+        if (endpoint == null) {
+            connection.close(); // the listener is gone: destroying the id rejects the request
+            return;
+        }
+        try {
+            connection.resolved(provider.deviceOf(id.getVerbs()));
+        } catch (VerbsException e) {
+            connection.close();
+            throw e;
+        } catch (IOException e) {
+            connection.close();
+            throw DisniErrors.toVerbs("connect request", e);
+        }
+        connection.onEvent(ConnectionEventType.CONNECT_REQUEST);
+        queue(new DisniConnectionEvent(ConnectionEventType.CONNECT_REQUEST, connection, endpoint, data, connection.remoteAddressOrNull(),
+                status));
+    }
+
+    private void queue(DisniConnectionEvent event) {
+        synchronized (pending) {
+            pending.add(event);
+        }
+    }
+
+    private RdmaCmId createId() throws VerbsException {
+        try {
+            return channel.createId(RdmaCm.RDMA_PS_TCP);
+        } catch (IOException e) {
+            throw DisniErrors.toVerbs("rdma_create_id", e);
+        }
+    }
+
+    /** Forgets an id and destroys it (rdma_destroy_id), under the channel lock. */
+    void destroy(long handle, RdmaCmId id) {
+        channelLock.lock();
+        try {
+            connections.remove(handle);
+            listeners.remove(handle);
+            DisniProvider.destroyQuietly(id);
+        } finally {
+            channelLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        channelLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            for (DisniListeningEndpoint endpoint : new ArrayList<>(listeners.values())) {
+                endpoint.close();
+            }
+            for (DisniConnection connection : new ArrayList<>(connections.values())) {
+                connection.close();
+            }
+            closed = true;
+            try {
+                channel.destroyEventChannel();
+            } catch (IOException ignored) {
+                // the channel is gone either way
+            }
+        } finally {
+            channelLock.unlock();
+        }
+    }
+
+    private void checkOpen() throws VerbsException {
+        if (closed) {
+            throw new VerbsException("connection manager is closed", Errno.EBADF);
+        }
+    }
+
+    private static void checkIpv4(InetSocketAddress address) throws VerbsException {
+        if (address == null || !(address.getAddress() instanceof Inet4Address)) {
+            throw new VerbsException("DiSNI 2.1 speaks IPv4 only: " + address, Errno.EINVAL);
+        }
+    }
+
+    /** rdma_cm_event_type ordinal → contract type, null where the contract has none. */
+    private static ConnectionEventType[] eventTypes() {
+        ConnectionEventType[] types = new ConnectionEventType[RdmaCmEvent.EventType.values().length];
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_ERROR.ordinal()] = ConnectionEventType.CONNECT_ERROR;
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_UNREACHABLE.ordinal()] = ConnectionEventType.UNREACHABLE;
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_REJECTED.ordinal()] = ConnectionEventType.REJECTED;
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_ESTABLISHED.ordinal()] = ConnectionEventType.ESTABLISHED;
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED.ordinal()] = ConnectionEventType.DISCONNECTED;
+        types[RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal()] = ConnectionEventType.DEVICE_REMOVAL;
+        return types;
+    }
+}

@@ -1,0 +1,111 @@
+package org.rpcrdma4j.verbs.disni;
+
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_FIELDS;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_LINK_LAYER;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_CQE;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_QP_INIT_RD_ATOM;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_QP_RD_ATOM;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_QP_WR;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_SGE;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_SGE_RD;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_TRANSPORT_TYPE;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.LINK_LAYER_ETHERNET;
+import static org.rpcrdma4j.disni.ext.DisniExtensions.TRANSPORT_IWARP;
+
+import com.ibm.disni.verbs.IbvContext;
+import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.impl.NatObject;
+import java.io.IOException;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * A device context (ibv_context) librdmacm opened, with the capabilities read once.
+ *
+ * <p>Owned by the provider; the context stays open as long as an id of librdmacm uses it (the
+ * provider's probe id, or a connection's).
+ */
+final class DisniDevice implements VerbsDevice {
+    /** Most SGEs per work request of a queue pair libdisni creates (DISNI_QP_MAX_SGE). */
+    static final int LIBDISNI_MAX_SGE = 16;
+
+    private final IbvContext context;
+    private final String name;
+    private final DeviceCapabilities capabilities;
+
+    DisniDevice(IbvContext context, int maxInlineData) throws VerbsException {
+        this.context = context;
+        long handle = ((NatObject) context).getObjId();
+        int[] limits = new int[DEVICE_FIELDS];
+        try {
+            this.name = DisniExtensions.deviceName(handle);
+            DisniExtensions.queryDevice(handle, limits);
+        } catch (IOException e) {
+            throw DisniErrors.toVerbs("ibv_query_device", e);
+        }
+        this.capabilities = capabilitiesOf(limits, maxInlineData);
+    }
+
+    /**
+     * Maps ibv_query_device's limits: SGEs capped at what libdisni gives a queue pair, READ SGEs
+     * at the send SGEs; no fast registration and no remote invalidation (user-space verbs have no
+     * REG_MR work request).
+     */
+    static DeviceCapabilities capabilitiesOf(int[] limits, int maxInlineData) {
+        TransportType transport = limits[DEVICE_TRANSPORT_TYPE] == TRANSPORT_IWARP ? TransportType.IWARP
+                : limits[DEVICE_LINK_LAYER] == LINK_LAYER_ETHERNET ? TransportType.ROCE : TransportType.INFINIBAND;
+        int sge = Math.max(1, Math.min(limits[DEVICE_MAX_SGE], LIBDISNI_MAX_SGE));
+        int readSge = Math.max(1, Math.min(limits[DEVICE_MAX_SGE_RD], sge));
+        return new DeviceCapabilities(transport, sge, sge, readSge, maxInlineData,
+                Math.max(1, limits[DEVICE_MAX_QP_WR]), Math.max(1, limits[DEVICE_MAX_CQE]),
+                Math.max(1, limits[DEVICE_MAX_QP_INIT_RD_ATOM]), Math.max(1, limits[DEVICE_MAX_QP_RD_ATOM]),
+                false, false, 0);
+    }
+
+    IbvContext context() {
+        return context;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DeviceCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() throws VerbsException {
+        try {
+            IbvPd pd = context.allocPd();
+            if (pd == null) {
+                throw new VerbsException("ibv_alloc_pd on " + name + " returned no domain", Errno.ENOMEM);
+            }
+            return new DisniProtectionDomain(this, pd);
+        } catch (IOException e) {
+            throw DisniErrors.toVerbs("ibv_alloc_pd on " + name, e);
+        }
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) throws VerbsException {
+        if (capacity < 1 || capacity > capabilities.maxCompletionQueueEntries()) {
+            throw new VerbsException("completion queue capacity must be within 1.." + capabilities.maxCompletionQueueEntries() + ": "
+                    + capacity, Errno.EINVAL);
+        }
+        return DisniCompletionQueue.create(this, capacity);
+    }
+
+    @Override
+    public String toString() {
+        return "DisniDevice[" + name + " " + capabilities.transportType() + "]";
+    }
+}

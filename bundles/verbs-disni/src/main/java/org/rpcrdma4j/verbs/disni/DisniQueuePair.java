@@ -1,0 +1,117 @@
+package org.rpcrdma4j.verbs.disni;
+
+import com.ibm.disni.verbs.IbvQP;
+import java.io.IOException;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.QueuePairAttributes;
+import org.rpcrdma4j.verbs.QueuePairState;
+import org.rpcrdma4j.verbs.ReceiveWorkRequest;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * A reliable-connected queue pair (DiSNI IbvQP), owned by its {@link DisniConnection}. Posts go
+ * through DiSNI's stateful post calls, reused (see {@link SendPoster} and {@link ReceivePoster}).
+ *
+ * <p>Chains are posted one request at a time: for a failure, the index of the request that failed
+ * is exact, and every request before it was posted (the contract's {@code failedIndex}).
+ */
+final class DisniQueuePair implements QueuePair {
+    private final DisniConnection connection;
+    private final IbvQP qp;
+    private final DisniProtectionDomain pd;
+    private final QueuePairAttributes attributes;
+    private final int number;
+    private final SendPoster sends;
+    private final ReceivePoster receives;
+    private boolean destroyed;
+
+    DisniQueuePair(DisniConnection connection, IbvQP qp, DisniProtectionDomain pd, QueuePairAttributes attributes) throws IOException {
+        this.connection = connection;
+        this.qp = qp;
+        this.pd = pd;
+        this.attributes = attributes;
+        this.number = qp.getQp_num();
+        this.sends = new SendPoster(qp, attributes);
+        this.receives = new ReceivePoster(qp, attributes);
+    }
+
+    @Override
+    public int number() {
+        return number;
+    }
+
+    @Override
+    public DisniProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    @Override
+    public QueuePairAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return connection.queuePairState();
+    }
+
+    @Override
+    public void postSend(SendWorkRequest first) throws VerbsException {
+        if (connection.isClosed()) {
+            throw new VerbsException("queue pair is destroyed", Errno.EBADF, 0);
+        }
+        if (state() == QueuePairState.INIT) {
+            throw new VerbsException("send before the connection is established", Errno.EINVAL, 0);
+        }
+        synchronized (sends) {
+            int index = 0;
+            for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
+                sends.post(wr, index);
+            }
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequest first) throws VerbsException {
+        if (connection.isClosed()) {
+            throw new VerbsException("queue pair is destroyed", Errno.EBADF, 0);
+        }
+        synchronized (receives) {
+            int index = 0;
+            for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
+                receives.post(wr, index);
+            }
+        }
+    }
+
+    /** Destroys the queue pair (rdma_destroy_qp) and frees the post calls; once. */
+    void destroy() {
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+        }
+        try {
+            connection.id().destroyQP();
+        } catch (IOException ignored) {
+            // the id is destroyed next, which destroys what is left
+        }
+        synchronized (sends) {
+            sends.free();
+        }
+        synchronized (receives) {
+            receives.free();
+        }
+        ((DisniCompletionQueue) attributes.sendCompletionQueue()).detach();
+        ((DisniCompletionQueue) attributes.receiveCompletionQueue()).detach();
+        pd.release();
+    }
+
+    @Override
+    public String toString() {
+        return "DisniQueuePair[" + number + " " + state() + "]";
+    }
+}

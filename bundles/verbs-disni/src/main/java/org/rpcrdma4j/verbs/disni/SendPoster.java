@@ -1,0 +1,124 @@
+package org.rpcrdma4j.verbs.disni;
+
+import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.IbvSendWR;
+import com.ibm.disni.verbs.IbvSge;
+import com.ibm.disni.verbs.SVCPostSend;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedList;
+import java.util.List;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.QueuePairAttributes;
+import org.rpcrdma4j.verbs.ScatterGatherElement;
+import org.rpcrdma4j.verbs.SendOpcode;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+
+/**
+ * Posts send-queue work requests through DiSNI's stateful post-send calls. A DiSNI call fixes the
+ * opcode and the SGE count when it is built, and lets the id, flags, remote address, rkey and SGE
+ * fields change; so one call per (opcode, SGE count) is built on first use and reused for every
+ * later post of that shape: steady state allocates nothing.
+ *
+ * <p>Not thread-safe: the queue pair serialises posts.
+ */
+final class SendPoster {
+    private static final int OP_SEND = 0;
+    private static final int OP_WRITE = 1;
+    private static final int OP_READ = 2;
+    private static final int[] IBV_OPCODES = {IbvSendWR.IBV_WR_SEND, IbvSendWR.IBV_WR_RDMA_WRITE, IbvSendWR.IBV_WR_RDMA_READ};
+
+    private final IbvQP qp;
+    private final QueuePairAttributes attributes;
+    private final SVCPostSend[][] calls;
+
+    SendPoster(IbvQP qp, QueuePairAttributes attributes) {
+        this.qp = qp;
+        this.attributes = attributes;
+        this.calls = new SVCPostSend[IBV_OPCODES.length][attributes.maxSendSge() + 1];
+    }
+
+    /** Checks and posts one request; index is its position in the caller's chain. */
+    void post(SendWorkRequest wr, int index) throws VerbsException {
+        int op = opcodeIndex(wr.opcode(), index);
+        int sges = wr.sgeCount();
+        if (sges > attributes.maxSendSge()) {
+            throw new VerbsException(wr + " has more SGEs than the queue pair's " + attributes.maxSendSge(), Errno.EINVAL, index);
+        }
+        if ((wr.flags() & SendWorkRequest.INLINE) != 0 && inlineLength(wr) > attributes.maxInlineData()) {
+            throw new VerbsException(wr + " carries more inline data than " + attributes.maxInlineData(), Errno.EINVAL, index);
+        }
+        try {
+            SVCPostSend call = calls[op][sges];
+            if (call == null) {
+                call = build(IBV_OPCODES[op], sges);
+                calls[op][sges] = call;
+            }
+            SVCPostSend.SendWRMod mod = call.getWrMod(0);
+            mod.setWr_id(wr.id());
+            mod.setSend_flags(wr.flags());
+            mod.getRdmaMod().setRemote_addr(wr.remoteAddress());
+            mod.getRdmaMod().setRkey(wr.rkey());
+            for (int i = 0; i < sges; i++) {
+                ScatterGatherElement sge = wr.sge(i);
+                SVCPostSend.SgeMod sgeMod = mod.getSgeMod(i);
+                sgeMod.setAddr(sge.address());
+                sgeMod.setLength(sge.length());
+                sgeMod.setLkey(sge.lkey());
+            }
+            call.execute();
+        } catch (IOException e) {
+            VerbsException v = DisniErrors.toVerbs("ibv_post_send of " + wr, e);
+            throw new VerbsException(v.getMessage(), v.errno(), index);
+        }
+    }
+
+    private static int opcodeIndex(SendOpcode opcode, int index) throws VerbsException {
+        switch (opcode) {
+            case SEND:
+                return OP_SEND;
+            case RDMA_WRITE:
+                return OP_WRITE;
+            case RDMA_READ:
+                return OP_READ;
+            default:
+                // SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV, REG_MR: the capabilities say no
+                throw new VerbsException(opcode + " is not supported by user-space verbs", Errno.EINVAL, index);
+        }
+    }
+
+    private static long inlineLength(SendWorkRequest wr) {
+        long total = 0;
+        for (int i = 0; i < wr.sgeCount(); i++) {
+            total += wr.sge(i).length();
+        }
+        return total;
+    }
+
+    private SVCPostSend build(int ibvOpcode, int sges) throws IOException {
+        IbvSendWR wr = new IbvSendWR();
+        wr.setOpcode(ibvOpcode);
+        LinkedList<IbvSge> list = new LinkedList<>();
+        for (int i = 0; i < sges; i++) {
+            list.add(new IbvSge());
+        }
+        wr.setSg_list(list);
+        wr.setNum_sge(sges);
+        List<IbvSendWR> wrs = new ArrayList<>(1);
+        wrs.add(wr);
+        return qp.postSend(wrs, null);
+    }
+
+    /** Frees every call built (their native command buffers). */
+    void free() {
+        for (SVCPostSend[] byCount : calls) {
+            for (int i = 0; i < byCount.length; i++) {
+                if (byCount[i] != null) {
+                    byCount[i].free();
+                    byCount[i] = null;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package org.rpcrdma4j.verbs.disni;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.VerbsProvider;
+import org.rpcrdma4j.verbs.conformance.ConformanceFixture;
+import org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest;
+
+/**
+ * The DiSNI provider against the provider conformance suite, on a real or soft RDMA device.
+ *
+ * <p>Runs where an RDMA device is up with an IPv4 address (the soft-RDMA lab guest: rxe on a dummy
+ * interface); elsewhere every test is skipped, naming why: libdisni not loadable, or no device.
+ * The listen address is the device's address the provider found, or the system property
+ * {@code rpcrdma4j.disni.address} when set. The class-level condition skips before the suite's
+ * {@code @BeforeEach}; the assumptions in {@link #createFixture()} repeat it for any other runner.
+ */
+@ExtendWith(RequiresRdmaDevice.class)
+class DisniConformanceTest extends VerbsProviderConformanceTest {
+    @Override
+    protected ConformanceFixture createFixture() throws VerbsException {
+        String unloadable = DisniTestSupport.whyLibdisniIsNotLoadable();
+        assumeTrue(unloadable == null, () -> "libdisni not loadable: " + unloadable);
+        assumeTrue(DisniTestSupport.hasVerbsDevice(), DisniTestSupport.NO_DEVICE);
+        DisniProvider provider = new DisniProvider();
+        List<VerbsDevice> devices = provider.devices();
+        String configured = System.getProperty("rpcrdma4j.disni.address");
+        InetAddress address;
+        try {
+            address = configured != null ? InetAddress.getByName(configured) : devices.isEmpty() ? null : provider.addressOf(devices.get(0));
+        } catch (java.net.UnknownHostException e) {
+            provider.close();
+            throw new IllegalArgumentException("rpcrdma4j.disni.address: " + configured, e);
+        }
+        if (address == null) {
+            provider.close();
+        }
+        assumeTrue(address != null, "no RDMA device with an IPv4 address (DiSNI 2.1 speaks IPv4 only)");
+        return new Fixture(provider, new InetSocketAddress(address, 0));
+    }
+
+    private static final class Fixture implements ConformanceFixture {
+        private final DisniProvider provider;
+        private final InetSocketAddress listenAddress;
+
+        Fixture(DisniProvider provider, InetSocketAddress listenAddress) {
+            this.provider = provider;
+            this.listenAddress = listenAddress;
+        }
+
+        @Override
+        public VerbsProvider provider() {
+            return provider;
+        }
+
+        @Override
+        public InetSocketAddress listenAddress() {
+            return listenAddress;
+        }
+
+        @Override
+        public int progress() {
+            return 0; // hardware (or the kernel's soft device) makes progress by itself
+        }
+
+        @Override
+        public void close() {
+            provider.close();
+        }
+    }
+}

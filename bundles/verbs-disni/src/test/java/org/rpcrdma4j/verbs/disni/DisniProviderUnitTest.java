@@ -1,0 +1,117 @@
+package org.rpcrdma4j.verbs.disni;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.annotation.Annotation;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
+import org.rpcrdma4j.verbs.CompletionOpcode;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.TransportType;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.VerbsProvider;
+
+/** The provider's pure logic: capability mapping, errno parsing, opcode mapping, discovery, configuration. */
+class DisniProviderUnitTest {
+    private static int[] limits(int transport, int linkLayer, int maxSge, int maxSgeRd) {
+        int[] l = new int[DisniExtensions.DEVICE_FIELDS];
+        l[DisniExtensions.DEVICE_TRANSPORT_TYPE] = transport;
+        l[DisniExtensions.DEVICE_LINK_LAYER] = linkLayer;
+        l[DisniExtensions.DEVICE_MAX_SGE] = maxSge;
+        l[DisniExtensions.DEVICE_MAX_SGE_RD] = maxSgeRd;
+        l[DisniExtensions.DEVICE_MAX_QP_WR] = 16384;
+        l[DisniExtensions.DEVICE_MAX_CQE] = 32767;
+        l[DisniExtensions.DEVICE_MAX_QP_INIT_RD_ATOM] = 128;
+        l[DisniExtensions.DEVICE_MAX_QP_RD_ATOM] = 64;
+        return l;
+    }
+
+    @Test
+    void capabilitiesMapTransportAndCapSgesAtWhatLibdisniGivesAQueuePair() {
+        DeviceCapabilities rxe = DisniDevice.capabilitiesOf(limits(0, DisniExtensions.LINK_LAYER_ETHERNET, 32, 32), 64);
+        assertEquals(TransportType.ROCE, rxe.transportType());
+        assertEquals(DisniDevice.LIBDISNI_MAX_SGE, rxe.maxSendSge());
+        assertEquals(DisniDevice.LIBDISNI_MAX_SGE, rxe.maxReadSge());
+        assertEquals(16384, rxe.maxQueueDepth());
+        assertEquals(32767, rxe.maxCompletionQueueEntries());
+        assertEquals(128, rxe.maxOutstandingReads());
+        assertEquals(64, rxe.maxIncomingReads());
+        assertFalse(rxe.fastRegistration());
+        assertFalse(rxe.remoteInvalidation());
+        assertEquals(0, rxe.maxFastRegistrationLength());
+
+        DeviceCapabilities siw = DisniDevice.capabilitiesOf(limits(DisniExtensions.TRANSPORT_IWARP, DisniExtensions.LINK_LAYER_ETHERNET, 6, 1), 0);
+        assertEquals(TransportType.IWARP, siw.transportType());
+        assertTrue(siw.transportType().readSinkRequiresRemoteWrite());
+        assertEquals(6, siw.maxSendSge());
+        assertEquals(1, siw.maxReadSge());
+
+        DeviceCapabilities ib = DisniDevice.capabilitiesOf(limits(0, 1, 30, 0), 64);
+        assertEquals(TransportType.INFINIBAND, ib.transportType());
+        assertEquals(1, ib.maxReadSge(), "a device reporting 0 READ SGEs still reads into one");
+    }
+
+    @Test
+    void libdisniErrnoAndWorkRequestIndexBecomeTheVerbsException() {
+        VerbsException post = DisniErrors.toVerbs("post", new IOException("ibv_post_send failed: Cannot allocate memory [errno 12] [wr 3]"));
+        assertEquals(Errno.ENOMEM, post.errno());
+        assertEquals(3, post.failedIndex());
+        VerbsException bind = DisniErrors.toVerbs("bind", new IOException("rdma_bind_addr failed: Address already in use [errno 98]"));
+        assertEquals(Errno.EADDRINUSE, bind.errno());
+        assertEquals(-1, bind.failedIndex());
+        assertEquals(Errno.EBADF, DisniErrors.toVerbs("post", new IOException("Trying to post send on closed QP")).errno());
+        assertEquals(DisniErrors.EIO, DisniErrors.toVerbs("x", new IOException("Polling CQ failed")).errno());
+        assertEquals(DisniErrors.EIO, DisniErrors.toVerbs("x", new IOException((String) null)).errno());
+        assertEquals(-1, DisniErrors.errnoOf(new IOException("[errno twelve]")));
+    }
+
+    @Test
+    void completionOpcodesMapFromIbvWcOpcode() {
+        assertEquals(CompletionOpcode.SEND, DisniCompletionQueue.opcodeOf(0));
+        assertEquals(CompletionOpcode.RDMA_WRITE, DisniCompletionQueue.opcodeOf(1));
+        assertEquals(CompletionOpcode.RDMA_READ, DisniCompletionQueue.opcodeOf(2));
+        assertEquals(CompletionOpcode.LOCAL_INV, DisniCompletionQueue.opcodeOf(6));
+        assertEquals(CompletionOpcode.RECV, DisniCompletionQueue.opcodeOf(128));
+        assertEquals(CompletionOpcode.RECV, DisniCompletionQueue.opcodeOf(129));
+    }
+
+    @Test
+    void serviceLoaderFindsTheProviderByName() {
+        boolean found = false;
+        for (VerbsProvider provider : ServiceLoader.load(VerbsProvider.class)) {
+            if (DisniProvider.NAME.equals(provider.name())) {
+                assertTrue(provider instanceof DisniProvider);
+                ((DisniProvider) provider).close();
+                found = true;
+            }
+        }
+        assertTrue(found, "META-INF/services names " + DisniProvider.class.getName());
+    }
+
+    @Test
+    void negativeInlineLimitIsRefusedNamingTheProperty() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DisniProviderComponent(config(-1)));
+        assertTrue(e.getMessage().startsWith("maxInlineData"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new DisniProvider(-1));
+    }
+
+    private static DisniProviderComponent.Config config(int maxInlineData) {
+        return new DisniProviderComponent.Config() {
+            @Override
+            public int maxInlineData() {
+                return maxInlineData;
+            }
+
+            @Override
+            public Class<? extends Annotation> annotationType() {
+                return DisniProviderComponent.Config.class;
+            }
+        };
+    }
+}

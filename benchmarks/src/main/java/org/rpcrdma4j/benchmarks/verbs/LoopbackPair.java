@@ -95,21 +95,33 @@ final class LoopbackPair implements AutoCloseable {
         }
     }
 
-    /** Busy-polls until {@code n} completions arrived; fails on any error status. */
-    static void awaitCompletions(CompletionQueue queue, WorkCompletion[] scratch, int n) throws VerbsException {
+    /**
+     * Waits for {@code n} completions with the contract's completion loop: poll; when empty, arm,
+     * poll again (closing the race with arming), then sleep until notified. Fails on any error status.
+     */
+    static void awaitCompletions(CompletionQueue queue, WorkCompletion[] scratch, int n) throws VerbsException, InterruptedException {
         int got = 0;
         while (got < n) {
-            int polled = queue.poll(scratch, Math.min(scratch.length, n - got));
-            for (int i = 0; i < polled; i++) {
-                if (!scratch[i].isSuccess()) {
-                    throw new IllegalStateException("benchmark work failed: " + scratch[i]);
+            int polled = poll(queue, scratch, n - got);
+            if (polled == 0) {
+                queue.requestNotification();
+                polled = poll(queue, scratch, n - got);
+                if (polled == 0 && !queue.awaitNotification(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("no completion within 10 s");
                 }
             }
             got += polled;
-            if (polled == 0) {
-                Thread.onSpinWait();
+        }
+    }
+
+    private static int poll(CompletionQueue queue, WorkCompletion[] scratch, int most) throws VerbsException {
+        int polled = queue.poll(scratch, Math.min(scratch.length, most));
+        for (int i = 0; i < polled; i++) {
+            if (!scratch[i].isSuccess()) {
+                throw new IllegalStateException("benchmark work failed: " + scratch[i]);
             }
         }
+        return polled;
     }
 
     static WorkCompletion[] completions(int n) {

@@ -52,8 +52,10 @@ public interface ReceivedCall {
     boolean hasReadChunks();
 
     /**
-     * @return the body as read-only views in XDR order; an unmodifiable list owned by the call,
-     *         valid until {@link #release()}; the views start at position 0 of their content
+     * @return the body as read-only views in XDR order, each holding its piece between its
+     *         position and limit; an unmodifiable list owned by the call, valid until
+     *         {@link #release()}. An inline call is one view of the receive buffer and costs no
+     *         allocation; a call with read chunks allocates one small view object per piece.
      */
     List<ByteBuffer> body();
 

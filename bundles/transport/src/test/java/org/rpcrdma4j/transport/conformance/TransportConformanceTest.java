@@ -222,6 +222,43 @@ public abstract class TransportConformanceTest {
     }
 
     @Test
+    void heldCallsStarveTheReceiveQueueAndTheNextCallWaitsWithoutLoss() throws Exception {
+        start(TransportConfig.builder().credits(2).receiveContexts(2).repostBatch(1).build(), capabilities());
+        RawClient client = harness.connect();
+        CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).send(client, 0);
+        CallBuilder.msg(2).inline(CallBuilder.bytes(8, 2)).send(client, 0);
+        harness.settle();
+        List<ReceivedCall> held = handler.takeAll();
+        assertEquals(2, held.size());
+        assertTrue(stats().get(Counter.RECEIVE_STARVATION) > 0, "no free context to repost while calls are held");
+        CallBuilder third = CallBuilder.msg(3).inline(CallBuilder.bytes(8, 3));
+        third.send(client, 0);
+        harness.settle();
+        assertEquals(0, handler.size(), "no receive posted: the third call waits at the sender");
+        held.forEach(ReceivedCall::release);
+        ReceivedCall r = receiveOne();
+        assertEquals(3, r.xid());
+        assertBody(third.expectedBody(), r);
+        r.release();
+    }
+
+    @Test
+    void errorRepliesBeyondTheSendBuffersAreDroppedAndCounted() throws Exception {
+        start(TransportConfig.builder().sendBuffers(1).build(), capabilities());
+        RawClient client = harness.connect();
+        for (int xid = 0x701; xid <= 0x703; xid++) {
+            client.send(header(xid, 1, RpcRdma.RDMA_MSGP, 0, 0, 0, 0, 0), new byte[0]);
+        }
+        harness.settle();
+        List<byte[]> replies = client.takeReplies();
+        assertEquals(1, replies.size(), "one send buffer: one answer per batch of completions");
+        assertEquals(2, stats().get(Counter.SEND_BUFFER_STARVATION));
+        client.send(header(0x704, 2, RpcRdma.RDMA_MSG, 0, 0, 0), new byte[0]);
+        assertError(client, 0x704, RpcRdma.ERR_VERS);
+        assertStillServing(client, 0x705);
+    }
+
+    @Test
     void callWithWriteListAndReplyChunkExposesThem() throws Exception {
         start();
         RawClient client = harness.connect();

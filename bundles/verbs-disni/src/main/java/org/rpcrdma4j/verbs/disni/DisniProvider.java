@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.disni;
 
 import aQute.bnd.annotation.Resolution;
 import aQute.bnd.annotation.spi.ServiceProvider;
+import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmId;
@@ -13,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -49,6 +51,8 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     private final Map<Long, DisniDevice> devicesByContext = new ConcurrentHashMap<>();
     private final Map<String, InetAddress> deviceAddresses = new ConcurrentHashMap<>();
     private final List<RdmaCmId> anchors = new ArrayList<>();
+    private static volatile String directBufferAccess;
+
     private RdmaEventChannel probeChannel;
     private boolean closed;
 
@@ -83,6 +87,7 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     @Override
     public synchronized List<VerbsDevice> devices() throws VerbsException {
         checkOpen();
+        checkDirectBufferAccess();
         String[] names = deviceNames();
         if (names.length > devicesByName.size()) {
             discover();
@@ -95,6 +100,7 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         synchronized (this) {
             checkOpen();
         }
+        checkDirectBufferAccess();
         try {
             return new DisniConnectionManager(this, RdmaEventChannel.createEventChannel());
         } catch (IOException e) {
@@ -158,6 +164,32 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         devicesByName.clear();
         devicesByContext.clear();
         deviceAddresses.clear();
+    }
+
+    /**
+     * DiSNI reads direct buffer addresses through sun.nio.ch.DirectBuffer: check once that it can,
+     * so that a missing launch setting is reported with its fix instead of failing deep inside a
+     * later call.
+     *
+     * @throws VerbsException EPERM naming the settings when sun.nio.ch is not reachable, ENODEV
+     *         when libdisni cannot be loaded
+     */
+    static void checkDirectBufferAccess() throws VerbsException {
+        String reason = directBufferAccess;
+        if (reason == null) {
+            try {
+                MemoryUtils.getAddress(ByteBuffer.allocateDirect(1));
+                reason = "";
+            } catch (LinkageError e) {
+                reason = e.toString();
+            }
+            directBufferAccess = reason;
+        }
+        if (!reason.isEmpty()) {
+            throw new VerbsException("DiSNI cannot read direct buffer addresses (" + reason + "): export sun.nio.ch from the "
+                    + "system bundle (org.osgi.framework.system.packages.extra) and run the JVM with "
+                    + "--add-exports java.base/sun.nio.ch=ALL-UNNAMED", Errno.EPERM);
+        }
     }
 
     private static String[] deviceNames() throws VerbsException {

@@ -9,6 +9,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
+import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -58,6 +59,41 @@ class StrategyRemovalTest {
             ResourceUsage usage = harness.usage();
             assertEquals(0, usage.outstandingSinks(), usage.toString());
             assertEquals(0, usage.sinkRegistrations(), "the retired lkey pool is closed, FRMR keys invalidated: " + usage);
+            assertTrue(harness.closeTransport(), "everything released: " + harness.usage());
+        }
+    }
+
+    @Test
+    void aQueuedCallPlannedWithARemovedStrategyIsPlannedAgainWithTheActiveOne() throws Exception {
+        LkeyRegistrationStrategy lkey = new LkeyRegistrationStrategy();
+        FrmrRegistrationStrategy frmr = new FrmrRegistrationStrategy();
+        RecordingHandler handler = new RecordingHandler();
+        TransportConfig config = TransportConfig.builder().readSinkLength(4096).maxOutstandingReads(1).build();
+        try (TransportHarness harness = new TransportHarness(LoopbackFabric.deterministic(), config, handler, lkey, frmr)) {
+            RawClient client = harness.connect();
+            CallBuilder first = CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(40_000, 2));
+            CallBuilder second = CallBuilder.msg(2).inline(CallBuilder.bytes(8, 3)).chunk(CallBuilder.bytes(30_000, 4));
+            first.send(client, 0);
+            second.send(client, 0);
+            for (int i = 0; i < 100 && harness.transport().statistics().get(Counter.CALLS_DEFERRED) < 2; i++) {
+                harness.step();
+            }
+            assertEquals(2, harness.transport().statistics().get(Counter.CALLS_DEFERRED),
+                    "both calls planned with lkey; the second waits behind the first");
+            harness.transport().removeStrategy(lkey);
+            harness.settle();
+
+            List<ReceivedCall> calls = handler.takeAll();
+            assertEquals(2, calls.size());
+            assertArrayEquals(first.expectedBody(), calls.get(0).copyBody().array());
+            assertArrayEquals(second.expectedBody(), calls.get(1).copyBody().array());
+            assertEquals(10, harness.transport().statistics().readsByStrategy().get(LkeyRegistrationStrategy.NAME));
+            assertEquals(8, harness.transport().statistics().readsByStrategy().get(FrmrRegistrationStrategy.NAME),
+                    "the second call was planned again with FRMR");
+            calls.forEach(ReceivedCall::release);
+            harness.settle();
+            assertEquals(0, harness.usage().outstandingSinks());
+            assertEquals(0, harness.usage().sinkRegistrations());
             assertTrue(harness.closeTransport(), "everything released: " + harness.usage());
         }
     }

@@ -317,6 +317,18 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
         beginClose(true);
     }
 
+    @Override
+    public boolean onPoolRetired(ReceiveContext ctx) {
+        ReadPlanner.Result result = ReadPlanner.plan(ctx, engine.activeStrategy(), device);
+        if (result == ReadPlanner.Result.PLANNED) {
+            return true;
+        }
+        counters.increment(result == ReadPlanner.Result.NO_STRATEGY ? Counter.NO_STRATEGY : Counter.READ_PLAN_REFUSED);
+        reply(errorReplies.sendErrChunk(ctx.header().xid()));
+        receivePool.recycle(ctx);
+        return false;
+    }
+
     /**
      * beginClose() - stop serving: disconnect (every outstanding request flushes), fail queued
      * calls, forget waiting SENDs. The rest happens as the flushes are polled.

@@ -33,6 +33,14 @@ final class ReadScheduler {
 
         /** A READ failed with an error (not a flush): the connection must close. */
         void onReadError();
+
+        /**
+         * The strategy the call was planned with went away before it took any sink: plan it
+         * again with the active strategy.
+         *
+         * @return true when re-planned; false when the call was answered and dropped
+         */
+        boolean onPoolRetired(ReceiveContext ctx);
     }
 
     private final ArrayDeque<ReceiveContext> queue;
@@ -91,6 +99,12 @@ final class ReadScheduler {
             ReadPlan plan = head.readPlan();
             if (plan.failed() || !plan.hasUnposted()) {
                 finishQueued(queue.pollFirst());
+                continue;
+            }
+            if (!plan.hasSinks() && plan.pool().isRetired()) {
+                if (!listener.onPoolRetired(head)) {
+                    queue.pollFirst();
+                }
                 continue;
             }
             if (!plan.hasSinks() && !plan.allocateSinks()) {

@@ -4,8 +4,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
-import org.rpcrdma4j.codec.DecodeStatus;
-import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
 import org.rpcrdma4j.transport.Counter;
@@ -23,6 +21,8 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * ConnectionState - one accepted connection: its completion queue, receive pool, send queue and
  * READ scheduler, the receive path that decodes each message, and its orderly close.
  *
+ * <p>What each received message means is the {@link MessageDispatcher}'s business.
+ *
  * <p>Phases: ACCEPTING → ESTABLISHED → CLOSING (disconnected; outstanding work flushes) → CLOSED
  * (queue pair, completion queue and registrations released) → removed once every call handed to
  * the handler has been released. Every resource has this one owner and is released once, on
@@ -31,7 +31,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * <p>Threading: confined to the completion thread, except the {@link RdmaConnection} getters,
  * {@link #close()} and {@link #returnContext} (any thread).
  */
-public final class ConnectionState implements RdmaConnection, ReadScheduler.Listener {
+public final class ConnectionState implements RdmaConnection {
     private static final int ACCEPTING = 0;
     private static final int ESTABLISHED = 1;
     private static final int CLOSING = 2;
@@ -50,7 +50,7 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
     private ReceivePool receivePool;
     private SendQueue sendQueue;
     private ReadScheduler readScheduler;
-    private ErrorReplies errorReplies;
+    private MessageDispatcher dispatcher;
     private QueuePair queuePair;
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
@@ -83,9 +83,11 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
                     config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
                     Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), counters);
+            dispatcher = new MessageDispatcher(this, engine, device, receivePool,
+                    new ErrorReplies(sendQueue, counters, config.credits()), counters);
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
-                    sendQueue, counters, this);
-            errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
+                    sendQueue, counters, dispatcher);
+            dispatcher.attach(readScheduler);
             queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));
             sendQueue.attach(queuePair);
             receivePool.postReceives(queuePair);
@@ -212,121 +214,11 @@ public final class ConnectionState implements RdmaConnection, ReadScheduler.List
                 beginClose(true);
             }
             receivePool.recycle(ctx);
-            return;
-        }
-        if (phase >= CLOSING) {
+        } else if (phase >= CLOSING) {
             receivePool.recycle(ctx);
-            return;
-        }
-        counters.increment(Counter.RECEIVES);
-        ParsedHeader header = ctx.header();
-        DecodeStatus status = engine.decoder().decode(ctx.buffer(), 0, wc.byteCount(), header);
-        switch (status.outcome()) {
-            case OK:
-                onValidMessage(ctx);
-                return;
-            case WRONG_VERSION:
-                reply(errorReplies.sendErrVers(header.xid(), header.vers()));
-                break;
-            default:
-                onMalformedMessage(status, wc.byteCount(), header);
-                break;
-        }
-        receivePool.recycle(ctx);
-    }
-
-    private void onMalformedMessage(DecodeStatus status, int byteCount, ParsedHeader header) {
-        if (status == DecodeStatus.TRUNCATED_FIXED_HEADER && byteCount < Integer.BYTES) {
-            counters.increment(Counter.TRUNCATED_DROPPED);
-        } else if (header.vers() == RpcRdma.VERSION_1 && header.proc() == RpcRdma.RDMA_ERROR) {
-            counters.increment(Counter.CLIENT_ERRORS_DROPPED);
         } else {
-            if (status == DecodeStatus.MSGP_NOT_SUPPORTED) {
-                counters.increment(Counter.MSGP_RECEIVED);
-            }
-            reply(errorReplies.sendErrChunk(header.xid()));
+            dispatcher.onMessage(ctx, wc.byteCount());
         }
-    }
-
-    private void onValidMessage(ReceiveContext ctx) {
-        ParsedHeader header = ctx.header();
-        switch (header.proc()) {
-            case RpcRdma.RDMA_MSG:
-            case RpcRdma.RDMA_NOMSG:
-                break;
-            case RpcRdma.RDMA_DONE:
-                counters.increment(Counter.DONE_DROPPED);
-                receivePool.recycle(ctx);
-                return;
-            default:
-                counters.increment(Counter.CLIENT_ERRORS_DROPPED);
-                receivePool.recycle(ctx);
-                return;
-        }
-        if (header.readList().isEmpty()) {
-            ctx.presentInline();
-            counters.increment(Counter.CALLS_INLINE);
-            deliver(ctx);
-            return;
-        }
-        ReadPlanner.Result result = ReadPlanner.plan(ctx, engine.activeStrategy(), device);
-        if (result != ReadPlanner.Result.PLANNED) {
-            counters.increment(result == ReadPlanner.Result.NO_STRATEGY ? Counter.NO_STRATEGY : Counter.READ_PLAN_REFUSED);
-            reply(errorReplies.sendErrChunk(header.xid()));
-            receivePool.recycle(ctx);
-            return;
-        }
-        counters.increment(Counter.CALLS_DEFERRED);
-        readScheduler.enqueue(ctx);
-    }
-
-    private void reply(boolean posted) {
-        if (!posted) {
-            beginClose(true);
-        }
-    }
-
-    private void deliver(ReceiveContext ctx) {
-        counters.increment(Counter.CALLS_DELIVERED);
-        ctx.setState(ReceiveContext.DELIVERED);
-        try {
-            engine.handler().onCall(ctx);
-        } catch (RuntimeException e) {
-            counters.increment(Counter.HANDLER_ERRORS);
-        }
-    }
-
-    @Override
-    public void onReadsComplete(ReceiveContext ctx) {
-        if (phase >= CLOSING) {
-            onReadsFailed(ctx);
-            return;
-        }
-        CallAssembler.assemble(ctx);
-        deliver(ctx);
-    }
-
-    @Override
-    public void onReadsFailed(ReceiveContext ctx) {
-        counters.increment(Counter.CALLS_DROPPED);
-        receivePool.recycle(ctx);
-    }
-
-    @Override
-    public void onReadError() {
-        beginClose(true);
-    }
-
-    @Override
-    public boolean onPoolRetired(ReceiveContext ctx) {
-        ReadPlanner.Result result = ReadPlanner.plan(ctx, engine.activeStrategy(), device);
-        if (result == ReadPlanner.Result.PLANNED) {
-            return true;
-        }
-        counters.increment(result == ReadPlanner.Result.NO_STRATEGY ? Counter.NO_STRATEGY : Counter.READ_PLAN_REFUSED);
-        reply(errorReplies.sendErrChunk(ctx.header().xid()));
-        receivePool.recycle(ctx);
-        return false;
     }
 
     /**

@@ -49,6 +49,10 @@ public final class TransportConfig {
         if (receiveContexts < credits) {
             throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
         }
+        if ((long) receiveContexts * inlineReceiveThreshold > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("receiveContexts x inlineReceiveThreshold must fit one buffer of 2 GiB: "
+                    + receiveContexts + " x " + inlineReceiveThreshold);
+        }
     }
 
     /** @return a builder holding the defaults */

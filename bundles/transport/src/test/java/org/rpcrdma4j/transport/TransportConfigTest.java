@@ -27,6 +27,8 @@ class TransportConfigTest {
         assertMessage("sinkPageSize", () -> TransportConfig.builder().sinkPageSize(3000));
         assertMessage("readSinkLength", () -> TransportConfig.builder().readSinkLength(4097));
         assertMessage("receiveContexts", () -> TransportConfig.builder().credits(64).receiveContexts(10).build());
+        assertMessage("inlineReceiveThreshold",
+                () -> TransportConfig.builder().receiveContexts(8192).inlineReceiveThreshold(256 * 1024).build());
     }
 
     @Test

@@ -66,7 +66,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
                 entry.copyTo(completions[polled++]);
                 entry.queuePair.retire(entry.retiredSends, entry.retiredReceives);
                 entry.clear();
-                head = (head + 1) % ring.length;
+                head = wrap(head + 1, ring.length);
                 count--;
             }
             return polled;
@@ -149,7 +149,7 @@ final class LoopbackCompletionQueue implements CompletionQueue {
             notification.signalAll();
             return false;
         }
-        CompletionEntry entry = ring[(head + count) % ring.length];
+        CompletionEntry entry = ring[wrap(head + count, ring.length)];
         entry.id = id;
         entry.status = status;
         entry.opcode = opcode;
@@ -210,5 +210,10 @@ final class LoopbackCompletionQueue implements CompletionQueue {
         if (closed) {
             throw new VerbsException("completion queue is closed", Errno.EBADF);
         }
+    }
+
+    /** Ring index arithmetic without a division: {@code index} is below {@code 2 * length}. */
+    private static int wrap(int index, int length) {
+        return index < length ? index : index - length;
     }
 }

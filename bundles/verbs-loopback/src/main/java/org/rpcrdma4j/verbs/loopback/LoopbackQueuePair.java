@@ -97,7 +97,7 @@ final class LoopbackQueuePair implements QueuePair {
             try {
                 for (SendWorkRequest request = first; request != null; request = request.next(), index++) {
                     checkPostable(request, index);
-                    SendSlot slot = sendRing[(sendHead + sendPending) % sendRing.length];
+                    SendSlot slot = sendRing[wrap(sendHead + sendPending, sendRing.length)];
                     slot.copyFrom(request);
                     if (slot.isInline()) {
                         copyInline(slot, index);
@@ -128,7 +128,7 @@ final class LoopbackQueuePair implements QueuePair {
                     if (request.sgeCount() > attributes.maxReceiveSge()) {
                         throw new VerbsException(request.sgeCount() + " SGEs exceed max " + attributes.maxReceiveSge(), Errno.EINVAL, index);
                     }
-                    receiveRing[(receiveHead + receivePosted) % receiveRing.length].copyFrom(request);
+                    receiveRing[wrap(receiveHead + receivePosted, receiveRing.length)].copyFrom(request);
                     receivePosted++;
                     receiveOutstanding++;
                 }
@@ -245,7 +245,7 @@ final class LoopbackQueuePair implements QueuePair {
         if (isRead(slot)) {
             readsInFlight--;
         }
-        sendHead = (sendHead + 1) % sendRing.length;
+        sendHead = wrap(sendHead + 1, sendRing.length);
         sendPending--;
         executedUnretired++;
         boolean failed = status != CompletionStatus.SUCCESS;
@@ -263,7 +263,7 @@ final class LoopbackQueuePair implements QueuePair {
     /** Completes the head receive; a failure moves the queue pair to the error state. */
     void completeReceive(CompletionStatus status, int byteCount, boolean invalidated, int invalidatedKey) {
         ReceiveSlot slot = receiveRing[receiveHead];
-        receiveHead = (receiveHead + 1) % receiveRing.length;
+        receiveHead = wrap(receiveHead + 1, receiveRing.length);
         receivePosted--;
         boolean added = receiveCompletionQueue.add(this, slot.id, status, CompletionOpcode.RECV, byteCount, 0, 1, invalidated, invalidatedKey);
         if (status != CompletionStatus.SUCCESS || !added) {
@@ -343,5 +343,10 @@ final class LoopbackQueuePair implements QueuePair {
     @Override
     public String toString() {
         return "LoopbackQueuePair[" + number + " " + state + "]";
+    }
+
+    /** Ring index arithmetic without a division: {@code index} is below {@code 2 * length}. */
+    private static int wrap(int index, int length) {
+        return index < length ? index : index - length;
     }
 }

@@ -3,9 +3,9 @@
 # target/native/native.bnd, which bnd.bnd includes: with the library, the Bundle-NativeCode
 # header and the resource; without it, a header saying what was skipped and why. Never fails
 # the build for a missing prerequisite; a compile error does fail it.
-# Usage: build-native.sh SOURCE_DIR OUTPUT_DIR JAVA_HOME
+# Usage: build-native.sh SOURCE_DIR OUTPUT_DIR JAVA_HOME [SKIP_TESTS]
 set -euo pipefail
-src=$1 out=$2 java_home=$3
+src=$1 out=$2 java_home=$3 skip_tests=${4:-false}
 mkdir -p "$out"
 missing=()
 for h in /usr/include/infiniband/verbs.h /usr/include/rdma/rdma_cma.h; do
@@ -23,6 +23,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 0
 fi
 make -s -C "$src" OUT="$out" JAVA_HOME="$java_home"
+# the record translation, checked in C (src/test/c) before Java ever posts through it
+if [ "$skip_tests" != "true" ]; then
+  make -s -C "$src" OUT="$out" JAVA_HOME="$java_home" check >&2
+fi
 echo "[disni-native] built $out/libdisni.so" >&2
 cat > "$out/native.bnd" <<BND
 Bundle-NativeCode: META-INF/native/libdisni.so;osname=Linux;processor=x86-64

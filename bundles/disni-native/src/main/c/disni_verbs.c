@@ -26,113 +26,9 @@
 #include <netinet/in.h>
 #include <infiniband/verbs.h>
 
+#include "disni_records.h"
+
 #define CLASS(name) Java_com_ibm_disni_verbs_impl_NativeDispatcher_##name
-
-/* Longest chain one post accepts: a guard against a corrupt or cyclic "next" list. */
-#define DISNI_MAX_CHAIN 4096
-/* Chains up to this length are translated on the stack, longer ones in a heap array. */
-#define DISNI_STACK_CHAIN 16
-
-struct disni_send_record {
-	uint64_t wr_id;
-	uint64_t next;
-	uint64_t sg_list;
-	int32_t num_sge;
-	int32_t opcode;
-	uint32_t send_flags;
-	uint32_t imm_data;
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint32_t reserved;
-	uint8_t unused[16];
-};
-
-struct disni_recv_record {
-	uint64_t wr_id;
-	uint64_t next;
-	uint64_t sg_list;
-	int32_t num_sge;
-	int32_t pad;
-};
-
-_Static_assert(sizeof(struct disni_send_record) == 72, "NatIbvSendWR.CSIZE");
-_Static_assert(offsetof(struct disni_send_record, send_flags) == 32, "NatIbvSendWR.SENDFLAGS_OFFSET");
-_Static_assert(offsetof(struct disni_send_record, remote_addr) == 40, "NatIbvSendWR.REMOTEADDR_OFFSET");
-_Static_assert(offsetof(struct disni_send_record, rkey) == 48, "NatIbvSendWR.RKEY_OFFSET");
-_Static_assert(sizeof(struct disni_recv_record) == 32, "NatIbvRecvWR.CSIZE");
-_Static_assert(sizeof(struct ibv_sge) == 16, "NatIbvSge.CSIZE");
-_Static_assert(sizeof(struct ibv_wc) == 48, "IbvWC.CSIZE");
-_Static_assert(offsetof(struct ibv_wc, qp_num) == 28, "IbvWC layout");
-
-/* Counts a chain of records linked by absolute "next" addresses; 0 when empty or too long. */
-static int chain_length(uint64_t first, size_t next_offset)
-{
-	int n = 0;
-	uint64_t at = first;
-
-	while (at != 0) {
-		if (++n > DISNI_MAX_CHAIN)
-			return 0;
-		at = *(const uint64_t *)(uintptr_t)(at + next_offset);
-	}
-	return n;
-}
-
-/* The opcodes whose operands the 72-byte record can carry (no atomics, no bind, no TSO). */
-static int send_opcode_supported(int32_t opcode)
-{
-	switch (opcode) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Fills wrs[0..n) from the records; returns -1 or the index of the first unsupported one. */
-static int translate_sends(uint64_t first, struct ibv_send_wr *wrs, int n)
-{
-	const struct disni_send_record *rec = (const struct disni_send_record *)(uintptr_t)first;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (!send_opcode_supported(rec->opcode) || rec->num_sge < 0)
-			return i;
-		memset(&wrs[i], 0, sizeof(wrs[i]));
-		wrs[i].wr_id = rec->wr_id;
-		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
-		wrs[i].sg_list = (struct ibv_sge *)(uintptr_t)rec->sg_list;
-		wrs[i].num_sge = rec->num_sge;
-		wrs[i].opcode = (enum ibv_wr_opcode)rec->opcode;
-		wrs[i].send_flags = rec->send_flags;
-		/* imm_data and invalidate_rkey share the union: the 32 bits pass through unchanged. */
-		wrs[i].invalidate_rkey = rec->imm_data;
-		wrs[i].wr.rdma.remote_addr = rec->remote_addr;
-		wrs[i].wr.rdma.rkey = rec->rkey;
-		rec = (const struct disni_send_record *)(uintptr_t)rec->next;
-	}
-	return -1;
-}
-
-static void translate_recvs(uint64_t first, struct ibv_recv_wr *wrs, int n)
-{
-	const struct disni_recv_record *rec = (const struct disni_recv_record *)(uintptr_t)first;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		wrs[i].wr_id = rec->wr_id;
-		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
-		wrs[i].sg_list = (struct ibv_sge *)(uintptr_t)rec->sg_list;
-		wrs[i].num_sge = rec->num_sge;
-		rec = (const struct disni_recv_record *)(uintptr_t)rec->next;
-	}
-}
 
 JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
 {
@@ -147,7 +43,7 @@ JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_han
 		disni_throw_post(env, "ibv_post_send (null queue pair or list)", EINVAL, 0);
 		return;
 	}
-	n = chain_length((uint64_t)list, offsetof(struct disni_send_record, next));
+	n = disni_chain_length((uint64_t)list, offsetof(struct disni_send_record, next));
 	if (n == 0) {
 		disni_throw_post(env, "ibv_post_send (chain longer than 4096)", EINVAL, 0);
 		return;
@@ -159,7 +55,7 @@ JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_han
 			return;
 		}
 	}
-	unsupported = translate_sends((uint64_t)list, wrs, n);
+	unsupported = disni_translate_sends((uint64_t)list, wrs, n);
 	if (unsupported >= 0) {
 		/* Nothing was posted: the whole chain is refused at the first request. */
 		disni_throw_post(env, "ibv_post_send (opcode the DiSNI record cannot carry)", EINVAL, unsupported);
@@ -185,7 +81,7 @@ JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_han
 		disni_throw_post(env, "ibv_post_recv (null queue pair or list)", EINVAL, 0);
 		return;
 	}
-	n = chain_length((uint64_t)list, offsetof(struct disni_recv_record, next));
+	n = disni_chain_length((uint64_t)list, offsetof(struct disni_recv_record, next));
 	if (n == 0) {
 		disni_throw_post(env, "ibv_post_recv (chain longer than 4096)", EINVAL, 0);
 		return;
@@ -197,7 +93,7 @@ JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_han
 			return;
 		}
 	}
-	translate_recvs((uint64_t)list, wrs, n);
+	disni_translate_recvs((uint64_t)list, wrs, n);
 	ret = ibv_post_recv(qp, wrs, &bad);
 	if (ret != 0)
 		disni_throw_post(env, "ibv_post_recv", ret, bad != NULL ? (int)(bad - wrs) : 0);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.ibm.disni.util.NativeAffinity;
 import com.ibm.disni.verbs.IbvWC;
@@ -22,12 +21,10 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import org.junit.jupiter.api.BeforeAll;
 import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Loads our libdisni.so through DiSNI 2.1's own code path (RdmaProvider → NativeDispatcher:
@@ -35,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * without an RDMA device. Needs no device; skipped only when the build skipped the library (no
  * rdma-core headers), with the reason the build recorded.
  */
+@ExtendWith(LibdisniBuilt.class)
 class LibDisniTest {
     private static final String ERRNO_EINVAL = "[errno 22]";
     private static final String ERRNO_ENODEV = "[errno 19]";
@@ -44,23 +42,11 @@ class LibDisniTest {
 
     @BeforeAll
     static void loadThroughDisni() throws Exception {
-        Path nativeDir = Paths.get(System.getProperty("rpcrdma4j.native.dir", "target/native"));
-        Path library = nativeDir.resolve("libdisni.so");
-        assumeTrue(Files.isRegularFile(library), () -> "libdisni not built, runs on a machine with libibverbs-dev and librdmacm-dev: "
-                + readSkipReason(nativeDir));
         RdmaProvider provider = RdmaProvider.provider(); // NativeDispatcher: loadLibrary("disni"), version check
         assertEquals(32, provider.getVersion(), "_getVersion() as DiSNI's RdmaProvider reports it");
         Field field = provider.getClass().getDeclaredField("nativeDispatcher");
         field.setAccessible(true);
         dispatcher = (NativeDispatcher) field.get(provider);
-    }
-
-    private static String readSkipReason(Path nativeDir) {
-        try {
-            return Files.readString(nativeDir.resolve("native.bnd")).trim();
-        } catch (IOException e) {
-            return "no record in " + nativeDir + " (" + e + ")";
-        }
     }
 
     /** The records the library reads and writes are the ones DiSNI's Java side serialises. */

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.VerbsDevice;
@@ -21,13 +21,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * event channel refused with ENODEV, as librdmacm does when it finds no device), with one they
  * work. Skipped only when the build could not produce libdisni (no rdma-core headers).
  */
+@ExtendWith(RequiresLibdisni.class)
 class DisniWithoutDeviceTest {
-    @BeforeAll
-    static void libdisniLoads() {
-        String unloadable = DisniTestSupport.whyLibdisniIsNotLoadable();
-        assumeTrue(unloadable == null, () -> "libdisni not loadable: " + unloadable);
-    }
-
     @Test
     void devicesAreThoseTheKernelHasWithAnIpv4Address() throws VerbsException {
         try (DisniProvider provider = new DisniProvider()) {

@@ -188,7 +188,7 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         if (!reason.isEmpty()) {
             throw new VerbsException("DiSNI cannot read direct buffer addresses (" + reason + "): export sun.nio.ch from the "
                     + "system bundle (org.osgi.framework.system.packages.extra) and run the JVM with "
-                    + "--add-exports java.base/sun.nio.ch=ALL-UNNAMED", Errno.EPERM);
+                    + "--add-exports java.base/sun.nio.ch=ALL-UNNAMED (class path, OSGi) or =com.ibm.disni (module path)", Errno.EPERM);
         }
     }
 

@@ -200,6 +200,7 @@ final class DisniCompletionQueue implements CompletionQueue {
 
     @Override
     public boolean awaitNotification(long timeout, TimeUnit unit) throws VerbsException, InterruptedException {
+        checkOpen();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
             if (Thread.interrupted()) {
@@ -209,7 +210,9 @@ final class DisniCompletionQueue implements CompletionQueue {
             int slice = (int) Math.max(0, Math.min(WAIT_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
             lock.lock();
             try {
-                checkOpen();
+                if (closed) {
+                    return false; // closed while waiting: the waiter returns (contract of close)
+                }
                 if (channel.getCqEvent(cq, slice)) {
                     cq.ackEvents(1);
                     return true;

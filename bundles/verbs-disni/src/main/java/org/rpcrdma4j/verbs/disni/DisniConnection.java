@@ -177,12 +177,11 @@ final class DisniConnection implements Connection {
             try {
                 recvCq.attach();
                 try {
-                    IbvQP qp = id.createQP(pd.pd(), init);
-                    queuePair = new DisniQueuePair(this, qp, pd, attributes);
+                    queuePair = wrap(id.createQP(pd.pd(), init), pd, attributes);
                     return queuePair;
                 } catch (IOException e) {
                     recvCq.detach();
-                    throw DisniErrors.toVerbs("rdma_create_qp", e);
+                    throw e instanceof VerbsException ? (VerbsException) e : DisniErrors.toVerbs("rdma_create_qp", e);
                 }
             } catch (VerbsException e) {
                 sendCq.detach();
@@ -191,6 +190,20 @@ final class DisniConnection implements Connection {
         } catch (VerbsException e) {
             pd.release();
             throw e;
+        }
+    }
+
+    /** Wraps a created queue pair; destroys it again when even that fails. */
+    private DisniQueuePair wrap(IbvQP qp, DisniProtectionDomain pd, QueuePairAttributes attributes) throws VerbsException {
+        try {
+            return new DisniQueuePair(this, qp, pd, attributes);
+        } catch (IOException e) {
+            try {
+                id.destroyQP();
+            } catch (IOException ignored) {
+                // the failure to report is the first one
+            }
+            throw DisniErrors.toVerbs("reading the new queue pair's number", e);
         }
     }
 

@@ -27,7 +27,10 @@ public enum Counter {
     READ_SINK_STARVATION,
     /** READs that completed in error (not counting flushes). */
     READ_ERRORS,
-    /** Times a receive could not be reposted because no receive context was free. */
+    /**
+     * Times the receive queue could not be refilled because every free receive context was taken
+     * (by calls held by handlers or waiting for READs); counted once per episode.
+     */
     RECEIVE_STARVATION,
     /** Receive completions in error (not counting flushes). */
     RECEIVE_ERRORS,

@@ -34,6 +34,7 @@ final class ReceivePool {
     private final Counters counters;
     private int freeCount;
     private int posted;
+    private boolean starved;
 
     /**
      * Registers the receive buffers.
@@ -122,9 +123,10 @@ final class ReceivePool {
             return 0;
         }
         int n = Math.min(missing, freeCount);
-        if (n < missing) {
+        if (n < missing && !starved) {
             counters.increment(Counter.RECEIVE_STARVATION);
         }
+        starved = n < missing;
         if (n == 0) {
             return 0;
         }

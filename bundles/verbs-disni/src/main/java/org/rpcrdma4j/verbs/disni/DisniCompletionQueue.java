@@ -147,12 +147,16 @@ final class DisniCompletionQueue implements CompletionQueue {
             }
             return n;
         } catch (IOException e) {
-            // ibv_poll_cq fails once the queue is in error: an overflow lost completions
+            if (DisniErrors.errnoOf(e) >= 0) {
+                throw DisniErrors.toVerbs("ibv_poll_cq", e); // refused by libdisni (e.g. a destroyed queue)
+            }
+            // DiSNI's "Polling CQ failed": ibv_poll_cq failed, which it does once the queue is in error (overflow)
             throw new VerbsException("ibv_poll_cq: the completion queue is in error (overflow): " + e.getMessage(), Errno.EOVERFLOW, e);
         }
     }
 
-    private static void fill(WorkCompletion completion, ByteBuffer wc, int base) {
+    /** Fills a completion from the struct ibv_wc at base (native byte order). */
+    static void fill(WorkCompletion completion, ByteBuffer wc, int base) {
         CompletionStatus status = CompletionStatus.fromCode(wc.getInt(base + WC_STATUS));
         completion.set(wc.getLong(base + WC_WR_ID), status, opcodeOf(wc.getInt(base + WC_OPCODE)), wc.getInt(base + WC_BYTE_LEN),
                 wc.getInt(base + WC_QP_NUM));

@@ -21,9 +21,9 @@ public enum Counter {
     READS,
     /** Bytes pulled by RDMA READ. */
     READ_BYTES,
-    /** Times the ORD limit held a READ back. */
+    /** Times the ORD limit held READs back (once per episode). */
     READ_ORD_STALLS,
-    /** Times no read sink was free for a READ. */
+    /** Times no read sinks were free for the next call's READs (once per episode). */
     READ_SINK_STARVATION,
     /** READs that completed in error (not counting flushes). */
     READ_ERRORS,
@@ -57,7 +57,7 @@ public enum Counter {
     SENDS,
     /** Replies dropped because no send buffer was free. */
     SEND_BUFFER_STARVATION,
-    /** Times the send queue was full and a send had to wait. */
+    /** Times the send queue was full and a SEND (one per SEND) or the next READ (once per episode) had to wait. */
     SEND_QUEUE_FULL,
     /** Send-queue completions in error (not counting flushes). */
     SEND_ERRORS,

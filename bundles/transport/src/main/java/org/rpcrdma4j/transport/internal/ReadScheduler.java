@@ -54,6 +54,7 @@ final class ReadScheduler {
     private final boolean[] slotFailed;
     private final int[] freeSlots;
     private int freeSlotCount;
+    private Counter stalled;
 
     ReadScheduler(int ord, int maxReadSge, int maxCalls, SendQueue sendQueue, Counters counters, Listener listener) {
         this.queue = new ArrayDeque<>(maxCalls);
@@ -108,26 +109,38 @@ final class ReadScheduler {
                 continue;
             }
             if (!plan.hasSinks() && !plan.allocateSinks()) {
-                counters.increment(Counter.READ_SINK_STARVATION);
+                stall(Counter.READ_SINK_STARVATION);
                 break;
             }
             if (freeSlotCount == 0) {
-                counters.increment(Counter.READ_ORD_STALLS);
+                stall(Counter.READ_ORD_STALLS);
                 break;
             }
             int result = postNext(head, plan);
             if (result < 0) {
+                stall(Counter.SEND_QUEUE_FULL);
                 break;
             }
+            stalled = null;
             posted += result;
         }
+        if (queue.isEmpty()) {
+            stalled = null;
+        }
         return posted;
+    }
+
+    /** stall() - count a hold-up once per episode, not once per pass while it lasts. */
+    private void stall(Counter reason) {
+        if (stalled != reason) {
+            counters.increment(reason);
+            stalled = reason;
+        }
     }
 
     /** @return 1 when a READ was posted, 0 when the call failed, -1 when the send queue is full */
     private int postNext(ReceiveContext ctx, ReadPlan plan) {
         if (!sendQueue.reserve(ReadRequestChain.MAX_REQUESTS)) {
-            counters.increment(Counter.SEND_QUEUE_FULL);
             return -1;
         }
         int slot = freeSlots[freeSlotCount - 1];

@@ -293,7 +293,13 @@ JNIEXPORT jint JNICALL CLASS(_1getCmEvent)(JNIEnv *env, jobject self, jlong chan
 	*DISNI_PTR(int64_t, id_out) = event->id != NULL ? (int64_t)(uintptr_t)event->id : -1;
 	ch->last_status = event->status;
 	ch->last_private_data_len = 0;
+	ch->last_initiator_depth = 0;
+	ch->last_responder_resources = 0;
 	conn = &event->param.conn;
+	if (event->id != NULL && event->id->ps == RDMA_PS_TCP) {
+		ch->last_initiator_depth = conn->initiator_depth;
+		ch->last_responder_resources = conn->responder_resources;
+	}
 	if (event->id != NULL && event->id->ps == RDMA_PS_TCP && conn->private_data != NULL && conn->private_data_len > 0) {
 		memcpy(ch->last_private_data, conn->private_data, conn->private_data_len);
 		ch->last_private_data_len = conn->private_data_len;

@@ -119,6 +119,22 @@ JNIEXPORT jint JNICALL CLASS(lastEventStatus)(JNIEnv *env, jclass cls, jlong cha
 	return ch->last_status;
 }
 
+/*
+ * The READ depths the peer asked for in the last event (a connect request's, or an accept's):
+ * (initiator_depth << 8) | responder_resources.
+ */
+JNIEXPORT jint JNICALL CLASS(lastEventReadDepths)(JNIEnv *env, jclass cls, jlong channel_handle)
+{
+	struct disni_channel *ch = DISNI_PTR(struct disni_channel, channel_handle);
+
+	(void)cls;
+	if (ch == NULL) {
+		disni_throw_errno(env, "lastEventReadDepths (null channel)", EINVAL);
+		return 0;
+	}
+	return ((jint)ch->last_initiator_depth << 8) | ch->last_responder_resources;
+}
+
 /* Copies the last event's private data into a direct buffer from index 0; returns the length. */
 JNIEXPORT jint JNICALL CLASS(lastEventPrivateData)(JNIEnv *env, jclass cls, jlong channel_handle, jobject buffer)
 {

@@ -40,6 +40,8 @@
 struct disni_channel {
 	struct rdma_event_channel *channel;
 	int last_status;
+	uint8_t last_initiator_depth;
+	uint8_t last_responder_resources;
 	uint8_t last_private_data_len;
 	uint8_t last_private_data[255];
 };

@@ -93,6 +93,14 @@ public final class DisniExtensions {
     public static native int lastEventStatus(long channel) throws IOException;
 
     /**
+     * @param channel a DiSNI event-channel handle
+     * @return the READ depths the peer asked for in the last event DiSNI took from the channel (a
+     *         connect request's or an accept's): {@code (initiator_depth << 8) | responder_resources}
+     * @throws IOException EINVAL for a null handle
+     */
+    public static native int lastEventReadDepths(long channel) throws IOException;
+
+    /**
      * Copies the private data of the last event DiSNI took from the channel.
      *
      * @param channel a DiSNI event-channel handle

@@ -127,6 +127,7 @@ class LibDisniTest {
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.deviceName(0)));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.queryDevice(0, new int[DisniExtensions.DEVICE_FIELDS])));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.lastEventStatus(0)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.lastEventReadDepths(0)));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.lastEventPrivateData(0, ByteBuffer.allocateDirect(255))));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.connect(0, null, 0, 1, 1, 7, 7)));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.accept(0, null, 0, 1, 1, 7)));

@@ -46,6 +46,8 @@ final class DisniConnection implements Connection {
     private int resolution = -1;
     private int resolutionStatus;
     private ByteBuffer privateData;
+    private int peerInitiatorDepth;
+    private int peerResponderResources;
 
     DisniConnection(DisniConnectionManager manager, RdmaCmId id, boolean passive) {
         this.manager = manager;
@@ -69,6 +71,21 @@ final class DisniConnection implements Connection {
         if (state == State.RESOLVING) {
             state = State.IDLE;
         }
+    }
+
+    /** The READ depths the peer's connect request asked for (accept clamps to them). */
+    synchronized void peerReadDepths(int initiatorDepth, int responderResources) {
+        this.peerInitiatorDepth = initiatorDepth;
+        this.peerResponderResources = responderResources;
+    }
+
+    /**
+     * The depths an accept answers with: ours, but never more READs served than the peer will
+     * issue, nor more issued than the peer will serve (rdma_accept's rule; svcrdma does the same).
+     */
+    static int[] acceptDepths(QueuePairAttributes attributes, int peerInitiatorDepth, int peerResponderResources) {
+        return new int[] {Math.min(attributes.initiatorDepth(), peerResponderResources),
+            Math.min(attributes.responderResources(), peerInitiatorDepth)};
     }
 
     synchronized void onResolution(int type, int status) {
@@ -254,8 +271,9 @@ final class DisniConnection implements Connection {
         }
         int length = stagePrivateData(data, MAX_ACCEPT_PRIVATE_DATA);
         QueuePairAttributes a = queuePair.attributes();
+        int[] depths = acceptDepths(a, peerInitiatorDepth, peerResponderResources);
         try {
-            DisniExtensions.accept(handle, privateData, length, a.initiatorDepth(), a.responderResources(), a.rnrRetryCount());
+            DisniExtensions.accept(handle, privateData, length, depths[0], depths[1], a.rnrRetryCount());
         } catch (IOException e) {
             throw DisniErrors.toVerbs("rdma_accept", e);
         }

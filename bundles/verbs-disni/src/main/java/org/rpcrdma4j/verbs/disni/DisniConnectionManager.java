@@ -255,6 +255,13 @@ final class DisniConnectionManager implements ConnectionManager {
             connection.close();
             throw DisniErrors.toVerbs("connect request", e);
         }
+        try {
+            int depths = DisniExtensions.lastEventReadDepths(channelHandle);
+            connection.peerReadDepths(depths >>> 8, depths & 0xff);
+        } catch (IOException e) {
+            connection.close();
+            throw DisniErrors.toVerbs("connect request", e);
+        }
         connection.onEvent(ConnectionEventType.CONNECT_REQUEST);
         queue(new DisniConnectionEvent(ConnectionEventType.CONNECT_REQUEST, connection, endpoint, data, connection.remoteAddressOrNull(),
                 status));

@@ -72,6 +72,18 @@ class DisniProviderUnitTest {
     }
 
     @Test
+    void acceptNeverOffersMoreReadsThanThePeerAsked() {
+        org.rpcrdma4j.verbs.QueuePairAttributes a = org.rpcrdma4j.verbs.QueuePairAttributes.builder(new NoQueue(), new NoQueue())
+                .initiatorDepth(8).responderResources(16).build();
+        int[] depths = DisniConnection.acceptDepths(a, 4, 32); // peer: 4 READs in flight, serves 32
+        assertEquals(8, depths[0], "initiator depth: ours, the peer serves more");
+        assertEquals(4, depths[1], "responder resources: no more than the peer issues");
+        depths = DisniConnection.acceptDepths(a, 64, 2);
+        assertEquals(2, depths[0]);
+        assertEquals(16, depths[1]);
+    }
+
+    @Test
     void completionOpcodesMapFromIbvWcOpcode() {
         assertEquals(CompletionOpcode.SEND, DisniCompletionQueue.opcodeOf(0));
         assertEquals(CompletionOpcode.RDMA_WRITE, DisniCompletionQueue.opcodeOf(1));
@@ -99,6 +111,38 @@ class DisniProviderUnitTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DisniProviderComponent(config(-1)));
         assertTrue(e.getMessage().startsWith("maxInlineData"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new DisniProvider(-1));
+    }
+
+    /** Only to build attributes. */
+    private static final class NoQueue implements org.rpcrdma4j.verbs.CompletionQueue {
+        @Override
+        public org.rpcrdma4j.verbs.VerbsDevice device() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int capacity() {
+            return 1;
+        }
+
+        @Override
+        public int poll(org.rpcrdma4j.verbs.WorkCompletion[] completions, int max) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void requestNotification() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean awaitNotification(long timeout, java.util.concurrent.TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     private static DisniProviderComponent.Config config(int maxInlineData) {

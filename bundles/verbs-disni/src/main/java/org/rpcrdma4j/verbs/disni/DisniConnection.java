@@ -135,10 +135,6 @@ final class DisniConnection implements Connection {
                 ? QueuePairState.ERROR : QueuePairState.INIT;
     }
 
-    synchronized boolean isClosed() {
-        return state == State.CLOSED;
-    }
-
     @Override
     public synchronized VerbsDevice device() {
         return device;

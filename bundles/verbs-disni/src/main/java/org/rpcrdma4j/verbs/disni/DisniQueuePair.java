@@ -25,7 +25,7 @@ final class DisniQueuePair implements QueuePair {
     private final int number;
     private final SendPoster sends;
     private final ReceivePoster receives;
-    private boolean destroyed;
+    private boolean destroyed; // guarded by both post locks for writing, either for reading
 
     DisniQueuePair(DisniConnection connection, IbvQP qp, DisniProtectionDomain pd, QueuePairAttributes attributes) throws IOException {
         this.connection = connection;
@@ -59,13 +59,11 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public void postSend(SendWorkRequest first) throws VerbsException {
-        if (connection.isClosed()) {
-            throw new VerbsException("queue pair is destroyed", Errno.EBADF, 0);
-        }
         if (state() == QueuePairState.INIT) {
             throw new VerbsException("send before the connection is established", Errno.EINVAL, 0);
         }
         synchronized (sends) {
+            checkNotDestroyed();
             int index = 0;
             for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
                 sends.post(wr, index);
@@ -75,10 +73,8 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public void postReceive(ReceiveWorkRequest first) throws VerbsException {
-        if (connection.isClosed()) {
-            throw new VerbsException("queue pair is destroyed", Errno.EBADF, 0);
-        }
         synchronized (receives) {
+            checkNotDestroyed();
             int index = 0;
             for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
                 receives.post(wr, index);
@@ -86,28 +82,36 @@ final class DisniQueuePair implements QueuePair {
         }
     }
 
-    /** Destroys the queue pair (rdma_destroy_qp) and frees the post calls; once. */
+    /**
+     * Destroys the queue pair (rdma_destroy_qp) and frees the post calls; once. Holds both post
+     * locks meanwhile, so no post is in native code on a queue pair being destroyed.
+     */
     void destroy() {
-        synchronized (this) {
-            if (destroyed) {
-                return;
-            }
-            destroyed = true;
-        }
-        try {
-            connection.id().destroyQP();
-        } catch (IOException ignored) {
-            // the id is destroyed next, which destroys what is left
-        }
         synchronized (sends) {
-            sends.free();
-        }
-        synchronized (receives) {
-            receives.free();
+            synchronized (receives) {
+                if (destroyed) {
+                    return;
+                }
+                destroyed = true;
+                try {
+                    connection.id().destroyQP();
+                } catch (IOException ignored) {
+                    // the id is destroyed next, which destroys what is left
+                }
+                sends.free();
+                receives.free();
+            }
         }
         ((DisniCompletionQueue) attributes.sendCompletionQueue()).detach();
         ((DisniCompletionQueue) attributes.receiveCompletionQueue()).detach();
         pd.release();
+    }
+
+    /** Caller holds a post lock. */
+    private void checkNotDestroyed() throws VerbsException {
+        if (destroyed) {
+            throw new VerbsException("queue pair is destroyed", Errno.EBADF, 0);
+        }
     }
 
     @Override

@@ -1,0 +1,70 @@
+package org.rpcrdma4j.binding.nfs;
+
+import java.nio.ByteBuffer;
+
+import org.osgi.service.component.annotations.Component;
+import org.rpcrdma4j.binding.nfs.internal.Nfs3Replies;
+import org.rpcrdma4j.binding.nfs.internal.Nfs4;
+import org.rpcrdma4j.binding.nfs.internal.Nfs4Compounds;
+import org.rpcrdma4j.transport.spi.UpperLayerBinding;
+
+import aQute.bnd.annotation.Resolution;
+import aQute.bnd.annotation.spi.ServiceProvider;
+
+/**
+ * NfsUpperLayerBinding - the RFC 8267 binding of NFS (program {@value #NFS_PROGRAM}), versions 3
+ * and 4, in one object, since the transport looks bindings up per program.
+ *
+ * <p>DDP-eligible reply items (RFC 8267 §5.1, §6.1): the data of an NFSv3 READ and the path of an
+ * NFSv3 READLINK; in an NFSv4.x COMPOUND, the data of the first READ or the link text of the first
+ * READLINK. A COMPOUND whose results before that operation include one this binding cannot skip
+ * has no item (-1): the transport then sends the reply inline or through the reply chunk, which is
+ * still correct, only not zero-copy.
+ *
+ * <p>Stateless: the same instance serves as the DS component (service property
+ * {@value UpperLayerBinding#PROGRAM}={@value #NFS_PROGRAM}) and the {@link java.util.ServiceLoader}
+ * provider; safe from any thread. Never throws for any content of a result.
+ */
+@Component(service = UpperLayerBinding.class,
+        property = UpperLayerBinding.PROGRAM + ":Integer=" + NfsUpperLayerBinding.NFS_PROGRAM)
+@ServiceProvider(value = UpperLayerBinding.class, resolution = Resolution.OPTIONAL)
+public final class NfsUpperLayerBinding implements UpperLayerBinding {
+    /** The NFS program number (RFC 1813, RFC 7530, RFC 8881). */
+    public static final int NFS_PROGRAM = 100003;
+
+    /** Creates the binding (DS, ServiceLoader, or plain Java). */
+    public NfsUpperLayerBinding() {
+    }
+
+    @Override
+    public int program() {
+        return NFS_PROGRAM;
+    }
+
+    @Override
+    public boolean isDdpEligibleReply(int version, int procedure) {
+        switch (version) {
+            case Nfs3Replies.VERSION:
+                return Nfs3Replies.isDdpEligibleReply(procedure);
+            case Nfs4.VERSION:
+                return procedure == Nfs4.NFSPROC4_COMPOUND;
+            default:
+                return false;
+        }
+    }
+
+    @Override
+    public int locateReplyItem(int version, int procedure, ByteBuffer result) {
+        if (result == null || !isDdpEligibleReply(version, procedure)) {
+            return -1;
+        }
+        return version == Nfs3Replies.VERSION
+                ? Nfs3Replies.locateReplyItem(procedure, result)
+                : Nfs4Compounds.locateReplyItem(result);
+    }
+
+    @Override
+    public String toString() {
+        return "UpperLayerBinding[NFS " + NFS_PROGRAM + " v3, v4]";
+    }
+}

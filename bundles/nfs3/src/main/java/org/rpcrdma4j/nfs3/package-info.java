@@ -5,9 +5,9 @@
  * {@link org.rpcrdma4j.nfs3.Export}s and hands out the two
  * {@link org.dcache.oncrpc4j.rpc.RpcDispatchable} programs, {@link org.rpcrdma4j.nfs3.Nfs3Program}
  * (100003 v3) and {@link org.rpcrdma4j.nfs3.Mount3Program} (100005 v3), to be served by any
- * oncrpc4j transport. {@link org.rpcrdma4j.nfs3.Nfs3Ddp} tells an RPC-over-RDMA transport which
- * NFSv3 replies carry a DDP-eligible item (RFC 8267). {@link org.rpcrdma4j.nfs3.Nfs3} and
- * {@link org.rpcrdma4j.nfs3.Mount3} hold the protocols' numbers.
+ * oncrpc4j transport. {@link org.rpcrdma4j.nfs3.Nfs3} and {@link org.rpcrdma4j.nfs3.Mount3} hold
+ * the protocols' numbers. Where the DDP-eligible items of its replies lie (RFC 8267) is the
+ * business of the NFS upper-layer binding bundle, {@code org.rpcrdma4j.binding.nfs}.
  */
 @Export
 @Version("0.1.0")

@@ -1,0 +1,75 @@
+package org.rpcrdma4j.shell;
+
+import org.apache.karaf.shell.support.table.ShellTable;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.TransportStatistics;
+
+/**
+ * ConnectionListing - the tables of {@code rpcrdma:connections}: each connection of a transport
+ * with what was negotiated and its key counters, and (verbose) every non-zero counter of one
+ * connection.
+ *
+ * <p>Threading: reads live connections; a connection may close while it is listed, its row then
+ * shows "closing".
+ */
+final class ConnectionListing {
+    private ConnectionListing() {
+    }
+
+    /**
+     * @param control a transport
+     * @return one row per connection of the transport (a snapshot of its list)
+     */
+    static ShellTable connections(RdmaTransportControl control) {
+        ShellTable table = new ShellTable();
+        table.column("Remote address");
+        table.column("Local address");
+        table.column("State");
+        table.column("Credits").alignRight();
+        table.column("Reply limit").alignRight();
+        table.column("Remote inv.");
+        table.column("Calls").alignRight();
+        table.column("Sends").alignRight();
+        table.column("READs").alignRight();
+        table.column("RDMA_ERRORs sent").alignRight();
+        table.column("Dropped").alignRight();
+        table.emptyTableText("(no connections)");
+        for (RdmaConnection c : control.connections()) {
+            TransportStatistics s = c.statistics();
+            table.addRow().addContent(Endpoints.format(c.remoteAddress()), Endpoints.format(c.localAddress()), state(c),
+                    c.grantedCredits(), c.replySizeLimit(), c.remoteInvalidationAllowed() ? "yes" : "no",
+                    TransportListing.value(s, Counter.CALLS_DELIVERED), TransportListing.value(s, Counter.SENDS),
+                    TransportListing.value(s, Counter.READS), TransportListing.rdmaErrorsSent(s),
+                    TransportListing.value(s, Counter.CALLS_DROPPED));
+        }
+        return table;
+    }
+
+    /**
+     * @param connection a connection
+     * @return every counter of the connection that is not zero, in the counters' order
+     */
+    static ShellTable nonZeroCounters(RdmaConnection connection) {
+        ShellTable table = new ShellTable();
+        table.column("Counter");
+        table.column("Value").alignRight();
+        table.emptyTableText("(every counter is 0)");
+        TransportStatistics s = connection.statistics();
+        if (s != null) {
+            for (Counter counter : Counter.values()) {
+                long v = s.get(counter);
+                if (v != 0) {
+                    table.addRow().addContent(counter.name(), v);
+                }
+            }
+        }
+        return table;
+    }
+
+    /** @return "open" or "closing" */
+    static String state(RdmaConnection c) {
+        return c.isOpen() ? "open" : "closing";
+    }
+}

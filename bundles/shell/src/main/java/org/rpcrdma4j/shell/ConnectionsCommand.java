@@ -1,0 +1,46 @@
+package org.rpcrdma4j.shell;
+
+import java.util.List;
+
+import org.apache.karaf.shell.api.action.Action;
+import org.apache.karaf.shell.api.action.Command;
+import org.apache.karaf.shell.api.action.Option;
+import org.apache.karaf.shell.api.action.lifecycle.Reference;
+import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.RdmaTransportControl;
+
+/**
+ * {@code rpcrdma:connections [-v]} - each connection of each RPC-over-RDMA transport: addresses,
+ * state, what was negotiated and its key counters; with {@code -v} every non-zero counter.
+ */
+@Service
+@Command(scope = "rpcrdma", name = "connections", description = "Lists the RPC-over-RDMA connections and their counters")
+public class ConnectionsCommand implements Action {
+    @Option(name = "-v", aliases = "--verbose", description = "also print every non-zero counter of each connection")
+    private boolean verbose;
+
+    @Reference(optional = true)
+    private List<RdmaTransportControl> controls;
+
+    @Override
+    public Object execute() {
+        if (controls == null || controls.isEmpty()) {
+            System.err.println(TransportListing.NO_RDMA_TRANSPORT);
+            return null;
+        }
+        for (RdmaTransportControl control : controls) {
+            System.out.println(control.name() + " (" + control.providerName() + ", " + Endpoints.format(control.localAddress()) + ")");
+            ConnectionListing.connections(control).print(System.out);
+            if (verbose) {
+                for (RdmaConnection c : control.connections()) {
+                    System.out.println();
+                    System.out.println(Endpoints.format(c.remoteAddress()) + " (" + ConnectionListing.state(c) + ")");
+                    ConnectionListing.nonZeroCounters(c).print(System.out);
+                }
+            }
+            System.out.println();
+        }
+        return null;
+    }
+}

@@ -1,0 +1,89 @@
+package org.rpcrdma4j.shell;
+
+import java.util.List;
+
+import org.apache.karaf.shell.support.table.ShellTable;
+import org.rpcrdma4j.server.HostedTransport;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.TransportStatistics;
+
+/**
+ * TransportListing - the tables of {@code rpcrdma:transports}: every transport the host server
+ * serves over, and for each RPC-over-RDMA transport its provider, strategy, connections and key
+ * counters.
+ *
+ * <p>Threading: reads live services; each figure is read once, so a row is a snapshot of moments
+ * a few microseconds apart, not an atomic one.
+ */
+final class TransportListing {
+    /** The line printed when the host server has no transport at all. */
+    static final String NO_TRANSPORT = "No transport is running (is feature rpcrdma4j-server installed and started?)";
+    /** The line printed when no RPC-over-RDMA transport is registered. */
+    static final String NO_RDMA_TRANSPORT = "No RPC-over-RDMA transport is running (feature rpcrdma4j-transport, "
+            + "configuration PID org.rpcrdma4j.transport).";
+
+    private TransportListing() {
+    }
+
+    /**
+     * @param transports the host server's transports
+     * @return one row per transport: name and local address ("-" until started)
+     */
+    static ShellTable hostedTransports(List<HostedTransport> transports) {
+        ShellTable table = new ShellTable();
+        table.column("Transport");
+        table.column("Local address");
+        for (HostedTransport t : transports) {
+            table.addRow().addContent(t.name(), Endpoints.format(t.localAddress()));
+        }
+        return table;
+    }
+
+    /**
+     * @param controls the RPC-over-RDMA transports
+     * @return one row per transport; counters are "-" while a transport is stopped
+     */
+    static ShellTable rdmaTransports(List<RdmaTransportControl> controls) {
+        ShellTable table = new ShellTable();
+        table.column("RDMA transport");
+        table.column("Provider");
+        table.column("Local address");
+        table.column("Strategy");
+        table.column("Connections").alignRight();
+        table.column("Calls").alignRight();
+        table.column("Sends").alignRight();
+        table.column("READs").alignRight();
+        table.column("RDMA_ERRORs sent").alignRight();
+        table.column("Accepted").alignRight();
+        table.column("Rejected").alignRight();
+        table.column("Failed").alignRight();
+        for (RdmaTransportControl c : controls) {
+            TransportStatistics s = c.statistics();
+            String strategy = c.activeStrategy();
+            table.addRow().addContent(c.name(), c.providerName(), Endpoints.format(c.localAddress()),
+                    strategy == null ? "(none)" : strategy, c.connections().size(),
+                    value(s, Counter.CALLS_DELIVERED), value(s, Counter.SENDS), value(s, Counter.READS),
+                    rdmaErrorsSent(s), value(s, Counter.CONNECTIONS_ACCEPTED), value(s, Counter.ACCEPT_FAILURES),
+                    value(s, Counter.CONNECTIONS_FAILED));
+        }
+        return table;
+    }
+
+    /**
+     * @param s statistics, or null
+     * @return RDMA_ERROR replies sent (ERR_VERS and ERR_CHUNK), or "-" without statistics
+     */
+    static String rdmaErrorsSent(TransportStatistics s) {
+        return s == null ? "-" : Long.toString(s.get(Counter.ERR_VERS_SENT) + s.get(Counter.ERR_CHUNK_SENT));
+    }
+
+    /**
+     * @param s statistics, or null
+     * @param counter which
+     * @return the counter's value, or "-" without statistics
+     */
+    static String value(TransportStatistics s, Counter counter) {
+        return s == null ? "-" : Long.toString(s.get(counter));
+    }
+}

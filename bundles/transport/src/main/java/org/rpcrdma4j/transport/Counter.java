@@ -59,6 +59,26 @@ public enum Counter {
     SEND_BUFFER_STARVATION,
     /** Times the send queue was full and a SEND (one per SEND) or the next READ (once per episode) had to wait. */
     SEND_QUEUE_FULL,
+    /** Replies sent inline in an RDMA_MSG (with or without a write chunk). */
+    REPLIES_INLINE,
+    /** Replies whose RPC message went through the client's reply chunk (RDMA_NOMSG). */
+    REPLIES_REPLY_CHUNK,
+    /** Replies whose DDP-eligible item went to the client's write chunk. */
+    REPLIES_WRITE_CHUNK,
+    /** Replies that fit neither inline nor the reply chunk, answered with ERR_CHUNK instead. */
+    REPLIES_TOO_LARGE,
+    /** Replies dropped because their connection had closed (the client retransmits). */
+    REPLIES_DROPPED,
+    /** Replies the RPC layer abandoned (it sends none for the call). */
+    REPLIES_ABANDONED,
+    /** Replies sent with Send With Invalidate (RFC 8797 remote invalidation). */
+    SEND_WITH_INVALIDATE,
+    /** RDMA WRITE work requests posted (write chunk and reply chunk data). */
+    WRITES,
+    /** Bytes pushed by RDMA WRITE. */
+    WRITE_BYTES,
+    /** Times a reply waited for reply staging memory (once per episode). */
+    REPLY_STAGING_STARVATION,
     /** Send-queue completions in error (not counting flushes). */
     SEND_ERRORS,
     /** Posts (or polls) refused by the provider. */

@@ -68,6 +68,17 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
+     * onWorkAvailable() - what to run when another thread hands the completion loop work (a
+     * reply sent from a worker, a call released): typically unparking the thread that drives
+     * {@link #doWork()}, so an idle loop MAY sleep between passes without delaying replies.
+     *
+     * @param action a cheap, non-blocking action, safe from any thread
+     */
+    public void onWorkAvailable(Runnable action) {
+        engine.onWorkAvailable(action);
+    }
+
+    /**
      * addStrategy() - offer a registration strategy; the first one added becomes active.
      *
      * @param strategy the strategy (an OSGi service or a {@link java.util.ServiceLoader} provider)

@@ -78,6 +78,16 @@ public interface ReceivedCall {
     void copyBodyTo(ByteBuffer destination);
 
     /**
+     * detachReply() - take the way back for this call's reply, so the call can be released before
+     * the reply exists. Copies the call's transport header (a few dozen bytes); MAY be called
+     * once, before {@link #release()}.
+     *
+     * @return the pending reply, to be finished exactly once
+     * @throws IllegalStateException when called twice or after {@link #release()}
+     */
+    PendingReply detachReply();
+
+    /**
      * release() - return the receive buffer and every read sink to the transport.
      *
      * @throws IllegalStateException when the call was already released

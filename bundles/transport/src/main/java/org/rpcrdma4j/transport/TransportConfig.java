@@ -31,6 +31,7 @@ public final class TransportConfig {
     private final int readSinkLength;
     private final int sinkPageSize;
     private final int completionBatch;
+    private final int replyStagingBytes;
     private final RpcRdmaLimits limits;
 
     private TransportConfig(Builder b) {
@@ -45,6 +46,7 @@ public final class TransportConfig {
         readSinkLength = b.readSinkLength;
         sinkPageSize = b.sinkPageSize;
         completionBatch = b.completionBatch;
+        replyStagingBytes = b.replyStagingBytes;
         limits = b.limits;
         if (receiveContexts < credits) {
             throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
@@ -115,6 +117,15 @@ public final class TransportConfig {
         return completionBatch;
     }
 
+    /**
+     * @return bytes of registered memory per device that replies' RDMA WRITE data (write chunk
+     *         and reply chunk) is staged in; bounds the largest reply and the data in flight
+     *         (default 16 MiB)
+     */
+    public int replyStagingBytes() {
+        return replyStagingBytes;
+    }
+
     /** @return the header limits the decoder enforces */
     public RpcRdmaLimits limits() {
         return limits;
@@ -126,7 +137,8 @@ public final class TransportConfig {
                 + ", credits=" + credits + ", receiveContexts=" + receiveContexts + ", repostBatch=" + repostBatch
                 + ", maxOutstandingReads=" + maxOutstandingReads + ", sendBuffers=" + sendBuffers
                 + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
-                + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch + ", " + limits + "]";
+                + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
+                + ", replyStagingBytes=" + replyStagingBytes + ", " + limits + "]";
     }
 
     /** Builder - collects settings; each setter checks its value at once. */
@@ -142,6 +154,7 @@ public final class TransportConfig {
         private int readSinkLength = 256 * 1024;
         private int sinkPageSize = 4096;
         private int completionBatch = 32;
+        private int replyStagingBytes = 16 << 20;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
 
         private Builder() {
@@ -216,6 +229,12 @@ public final class TransportConfig {
         /** @param value 1..1024 @return this builder */
         public Builder completionBatch(int value) {
             completionBatch = range("completionBatch", value, 1, 1024);
+            return this;
+        }
+
+        /** @param bytes 64 KiB..1 GiB @return this builder */
+        public Builder replyStagingBytes(int bytes) {
+            replyStagingBytes = range("replyStagingBytes", bytes, 64 << 10, 1 << 30);
             return this;
         }
 

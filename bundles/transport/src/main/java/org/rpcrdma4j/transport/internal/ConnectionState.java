@@ -2,8 +2,10 @@ package org.rpcrdma4j.transport.internal;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
 import org.rpcrdma4j.transport.Counter;
@@ -51,6 +53,9 @@ public final class ConnectionState implements RdmaConnection {
     private SendQueue sendQueue;
     private ReadScheduler readScheduler;
     private MessageDispatcher dispatcher;
+    private ReplySender replySender;
+    /** Replies sent by RPC-layer threads, taken over by the completion thread in {@link #doWork}. */
+    private final ConcurrentLinkedQueue<ReplyJob> submittedReplies = new ConcurrentLinkedQueue<>();
     private QueuePair queuePair;
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
@@ -82,9 +87,12 @@ public final class ConnectionState implements RdmaConnection {
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
                     config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
-                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), counters);
-            dispatcher = new MessageDispatcher(this, engine, device, receivePool,
-                    new ErrorReplies(sendQueue, counters, config.credits()), counters);
+                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters);
+            ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
+            dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters);
+            replySender = new ReplySender(engine.decoder(), new ParsedHeader(config.limits()), sendQueue,
+                    device.replyStaging(), errorReplies, counters, config.credits(),
+                    Math.min(replySizeLimit, sendQueue.bufferLength()), remoteInvalidation);
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                     sendQueue, counters, dispatcher);
             dispatcher.attach(readScheduler);
@@ -152,9 +160,18 @@ public final class ConnectionState implements RdmaConnection {
             return work;
         }
         work += pollCompletions(completions);
+        work += takeSubmittedReplies();
         work += readScheduler.pump();
         if (!sendQueue.pump()) {
             beginClose(true);
+        }
+        if (phase < CLOSING) {
+            int replies = replySender.pump();
+            if (replies < 0) {
+                beginClose(true);
+            } else {
+                work += replies;
+            }
         }
         if (phase < CLOSING) {
             work += postReceives();
@@ -187,6 +204,11 @@ public final class ConnectionState implements RdmaConnection {
                     break;
                 case WorkRequestIds.READ:
                     readScheduler.onReadCompletion(wc);
+                    break;
+                case WorkRequestIds.WRITE:
+                    if (!sendQueue.onWriteCompletion(wc)) {
+                        beginClose(true);
+                    }
                     break;
                 default:
                     counters.increment(Counter.POST_FAILURES);
@@ -237,11 +259,54 @@ public final class ConnectionState implements RdmaConnection {
             counters.increment(Counter.CONNECTIONS_FAILED);
         }
         sendQueue.dropWaiting();
+        replySender.dropAll();
+        dropSubmittedReplies();
         readScheduler.failAll();
         try {
             connection.disconnect();
         } catch (VerbsException e) {
             counters.increment(Counter.RELEASE_FAILURES);
+        }
+    }
+
+    /**
+     * submitReply() - an RPC-layer thread sent a reply: queue it for the completion thread, or
+     * drop it (counted) when the connection is closing.
+     */
+    void submitReply(ReplyJob job) {
+        if (phase >= CLOSING || closeRequested) {
+            job.forgetReply();
+            counters.increment(Counter.REPLIES_DROPPED);
+            return;
+        }
+        submittedReplies.add(job);
+        if (phase >= CLOSING) {
+            // Raced with beginClose(): whichever of us drains the queue counts the drop.
+            dropSubmittedReplies();
+        }
+        engine.wakeup();
+    }
+
+    /** newReply() - the pending reply of a call about to be handed to the RPC layer. */
+    ReplyJob newReply(ByteBuffer receiveBuffer, ParsedHeader header) {
+        return new ReplyJob(this, receiveBuffer, header);
+    }
+
+    private int takeSubmittedReplies() {
+        int n = 0;
+        ReplyJob job;
+        while ((job = submittedReplies.poll()) != null) {
+            replySender.enqueue(job);
+            n++;
+        }
+        return n;
+    }
+
+    private void dropSubmittedReplies() {
+        ReplyJob job;
+        while ((job = submittedReplies.poll()) != null) {
+            job.forgetReply();
+            counters.increment(Counter.REPLIES_DROPPED);
         }
     }
 
@@ -278,6 +343,7 @@ public final class ConnectionState implements RdmaConnection {
 
     void returnContext(ReceiveContext ctx) {
         receivePool.returnContext(ctx);
+        engine.wakeup();
     }
 
     /** @return a snapshot of the pools, for leak checks; completion thread only */

@@ -22,11 +22,19 @@ final class DeviceResources {
     private final ProtectionDomain protectionDomain;
     private final SinkPoolParameters parameters;
     private final List<StrategyPool> pools = new ArrayList<>();
+    private final ReplyStaging replyStaging;
 
-    DeviceResources(VerbsDevice device, ProtectionDomain protectionDomain, SinkPoolParameters parameters) {
+    DeviceResources(VerbsDevice device, ProtectionDomain protectionDomain, SinkPoolParameters parameters,
+                    int replyStagingBytes) {
         this.device = device;
         this.protectionDomain = protectionDomain;
         this.parameters = parameters;
+        this.replyStaging = new ReplyStaging(protectionDomain, replyStagingBytes);
+    }
+
+    /** @return the staging memory of this device's replies */
+    ReplyStaging replyStaging() {
+        return replyStaging;
     }
 
     VerbsDevice device() {
@@ -84,7 +92,7 @@ final class DeviceResources {
         for (StrategyPool p : pools) {
             n += p.liveRegistrations();
         }
-        return n;
+        return n + (replyStaging.allocated() > 0 ? 1 : 0);
     }
 
     /**
@@ -97,7 +105,10 @@ final class DeviceResources {
             p.retire();
         }
         closeIdlePools();
-        if (!pools.isEmpty()) {
+        if (!pools.isEmpty() || replyStaging.allocated() > 0) {
+            return false;
+        }
+        if (!replyStaging.close()) {
             return false;
         }
         try {

@@ -10,7 +10,8 @@ import org.rpcrdma4j.verbs.QueuePairAttributes;
  * QueuePairSizing - the queue depths, SGE limits and READ depth of a connection, from the
  * configuration clamped to what the device can do.
  *
- * <p>Send queue: every send buffer plus a full READ chain (REG_MR, READ, LOCAL_INV) for each READ
+ * <p>Send queue: every send buffer twice (its SEND, and on average one RDMA WRITE of reply data;
+ * replies needing more wait for slots) plus a full READ chain (REG_MR, READ, LOCAL_INV) for each READ
  * the ORD limit allows. Receive queue: credits plus one repost batch. The completion queue holds
  * both. Immutable.
  */
@@ -29,7 +30,7 @@ record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandin
             throw new IllegalArgumentException("credits (" + config.credits() + ") exceed the device's queue depth "
                     + caps.maxQueueDepth());
         }
-        int sendDepth = Math.min(caps.maxQueueDepth(), config.sendBuffers() + ord * ReadRequestChain.MAX_REQUESTS);
+        int sendDepth = Math.min(caps.maxQueueDepth(), 2 * config.sendBuffers() + ord * ReadRequestChain.MAX_REQUESTS);
         ord = Math.min(ord, Math.max(1, (sendDepth - 1) / ReadRequestChain.MAX_REQUESTS));
         int readSge = readSgeLimit(caps);
         return new QueuePairSizing(sendDepth, receiveDepth, ord, readSge, Math.min(caps.maxSendSge(), Math.max(4, readSge)));

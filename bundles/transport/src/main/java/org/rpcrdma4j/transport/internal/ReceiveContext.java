@@ -13,6 +13,7 @@ import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -49,6 +50,7 @@ public final class ReceiveContext implements ReceivedCall {
     private int pieceCount;
     private int bodyLength;
     private boolean withReads;
+    private volatile boolean replyDetached;
 
     ReceiveContext(int index, ConnectionState owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
         this.index = index;
@@ -86,6 +88,9 @@ public final class ReceiveContext implements ReceivedCall {
     }
 
     void setState(int newState) {
+        if (newState == DELIVERED) {
+            replyDetached = false;
+        }
         state.set(newState);
     }
 
@@ -194,6 +199,19 @@ public final class ReceiveContext implements ReceivedCall {
             ByteBuffer piece = pieces[i];
             destination.put(piece.duplicate());
         }
+    }
+
+    @Override
+    public PendingReply detachReply() {
+        if (state.get() != DELIVERED) {
+            throw new IllegalStateException("call xid=0x" + Integer.toHexString(header.xid()) + " was already released");
+        }
+        if (replyDetached) {
+            throw new IllegalStateException("the reply of call xid=0x" + Integer.toHexString(header.xid())
+                    + " was already detached");
+        }
+        replyDetached = true;
+        return owner.newReply(buffer, header);
     }
 
     @Override

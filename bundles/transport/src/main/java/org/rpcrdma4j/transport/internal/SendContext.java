@@ -20,6 +20,9 @@ final class SendContext {
     private final int offset;
     private final ByteBuffer buffer;
     private final SendWorkRequest request;
+    /** The staging extent this SEND's reply data was pushed from, freed when the SEND completes. */
+    private int stagingOffset;
+    private int stagingLength;
 
     SendContext(int index, MemoryRegion region, int offset, int length, int maxSge) {
         this.index = index;
@@ -51,5 +54,20 @@ final class SendContext {
 
     SendWorkRequest request() {
         return request;
+    }
+
+    /** holdStaging() - remember the staging extent to free when this SEND completes. */
+    void holdStaging(int offset, int length) {
+        stagingOffset = offset;
+        stagingLength = length;
+    }
+
+    /** @return the staging extent's length, 0 when the SEND holds none */
+    int stagingLength() {
+        return stagingLength;
+    }
+
+    int stagingOffset() {
+        return stagingOffset;
     }
 }

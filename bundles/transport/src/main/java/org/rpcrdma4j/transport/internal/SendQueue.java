@@ -31,6 +31,7 @@ final class SendQueue {
     private final Counters counters;
     private int freeCount;
     private int outstanding;
+    private final ReplyStaging staging;
     private QueuePair queuePair;
 
     /**
@@ -38,8 +39,10 @@ final class SendQueue {
      *
      * @throws VerbsException when registration fails (nothing stays registered)
      */
-    SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, Counters counters) throws VerbsException {
+    SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, ReplyStaging staging,
+              Counters counters) throws VerbsException {
         this.depth = depth;
+        this.staging = staging;
         this.counters = counters;
         this.region = pd.registerMemory(ByteBuffer.allocateDirect(buffers * bufferLength), 0);
         this.contexts = new SendContext[buffers];
@@ -97,8 +100,22 @@ final class SendQueue {
         return contexts[freeStack[--freeCount]];
     }
 
-    /** abandon() - give back a context that will not be posted. */
+    /** @return a free send context, or null (not counted: the caller counts episodes) */
+    SendContext tryAcquire() {
+        return freeCount == 0 ? null : contexts[freeStack[--freeCount]];
+    }
+
+    /** @return the bytes of each send buffer: the most a SEND may carry */
+    int bufferLength() {
+        return contexts[0].buffer().capacity();
+    }
+
+    /** abandon() - give back a context that will not be posted, with its staging extent. */
     void abandon(SendContext context) {
+        if (context.stagingLength() > 0) {
+            staging.free(context.stagingOffset(), context.stagingLength());
+            context.holdStaging(0, 0);
+        }
         freeStack[freeCount++] = context.index();
     }
 
@@ -147,6 +164,21 @@ final class SendQueue {
     boolean onSendCompletion(WorkCompletion wc) {
         outstanding--;
         abandon(contexts[WorkRequestIds.index(wc.id())]);
+        if (wc.isSuccess() || wc.status() == org.rpcrdma4j.verbs.CompletionStatus.WORK_REQUEST_FLUSHED) {
+            return true;
+        }
+        counters.increment(Counter.SEND_ERRORS);
+        return false;
+    }
+
+    /**
+     * onWriteCompletion() - an RDMA WRITE of a reply completed: its slot is free again (its
+     * staging memory is freed with the reply's SEND).
+     *
+     * @return true on success or flush; false on an error that must close the connection
+     */
+    boolean onWriteCompletion(WorkCompletion wc) {
+        outstanding--;
         if (wc.isSuccess() || wc.status() == org.rpcrdma4j.verbs.CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;
         }

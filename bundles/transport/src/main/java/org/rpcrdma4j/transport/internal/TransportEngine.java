@@ -48,6 +48,7 @@ public final class TransportEngine implements ConnectionEventHandler {
     private int strategiesSeen = -1;
     private volatile boolean closeRequested;
     private volatile boolean closed;
+    private volatile Runnable wakeup = () -> { };
 
     /**
      * Takes ownership of an open connection manager and listens.
@@ -237,7 +238,8 @@ public final class TransportEngine implements ConnectionEventHandler {
         }
         SinkPoolParameters parameters = new SinkPoolParameters(config.readSinkCount(), config.readSinkLength(),
                 config.sinkPageSize(), QueuePairSizing.readSgeLimit(device.capabilities()));
-        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters);
+        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters,
+                config.replyStagingBytes());
         devices.add(resources);
         return resources;
     }
@@ -260,6 +262,21 @@ public final class TransportEngine implements ConnectionEventHandler {
         }
         usage[6] = connections.size();
         return usage;
+    }
+
+    /**
+     * onWorkAvailable() - what to run when another thread hands the completion loop work (a
+     * reply to send, a call released), e.g. unparking the thread that drives {@link #doWork()}.
+     *
+     * @param action a cheap, non-blocking action safe from any thread
+     */
+    public void onWorkAvailable(Runnable action) {
+        this.wakeup = java.util.Objects.requireNonNull(action, "action");
+    }
+
+    /** wakeup() - another thread queued work for the completion loop. */
+    void wakeup() {
+        wakeup.run();
     }
 
     /** close() - start closing: every connection is disconnected; {@link #doWork()} finishes it. */

@@ -18,6 +18,8 @@ final class WorkRequestIds {
     static final int SEND = 2;
     /** A request of a READ chain; index is the READ slot. */
     static final int READ = 3;
+    /** An RDMA WRITE of a reply; index is the reply's send context. */
+    static final int WRITE = 4;
 
     private static final int KIND_SHIFT = 56;
 

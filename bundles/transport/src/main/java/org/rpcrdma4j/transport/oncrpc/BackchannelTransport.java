@@ -1,0 +1,73 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.CompletionHandler;
+
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.transport.RdmaConnection;
+
+/**
+ * BackchannelTransport - what {@code getPeerTransport()} gives for an RDMA connection: the
+ * reverse direction, for calls from the server to the client (NFSv4.1 callbacks). The RFC 8167
+ * backchannel is not implemented yet, so every send fails at once with an exception saying so,
+ * and {@link #isOpen()} follows the connection; a program then falls back as it would for a
+ * client without a backchannel.
+ */
+final class BackchannelTransport implements RpcTransport {
+    private final RdmaConnection connection;
+    private final ReplyQueue replyQueue;
+
+    BackchannelTransport(RdmaConnection connection, ReplyQueue replyQueue) {
+        this.connection = connection;
+        this.replyQueue = replyQueue;
+    }
+
+    @Override
+    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        handler.failed(new IOException("RPC-over-RDMA backchannel (RFC 8167) calls to " + connection.remoteAddress()
+                + " are not supported"), attachment);
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return replyQueue;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return connection.isOpen();
+    }
+
+    @Override
+    public InetSocketAddress getLocalSocketAddress() {
+        return connection.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress getRemoteSocketAddress() {
+        return connection.remoteAddress();
+    }
+
+    @Override
+    public RpcTransport getPeerTransport() {
+        return this;
+    }
+
+    @Override
+    public void startTLS() {
+        throw new IllegalStateException("RPC-over-RDMA has no TLS (RFC 9289 is for TCP)");
+    }
+
+    @Override
+    public boolean isTLS() {
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "rdma-backchannel[" + connection.remoteAddress() + "]";
+    }
+}

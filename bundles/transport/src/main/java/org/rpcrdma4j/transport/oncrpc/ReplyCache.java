@@ -1,0 +1,138 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * ReplyCache - a duplicate request cache for RPC over RDMA: a retransmitted call (same client
+ * address, xid, length and checksum of its first bytes) is not executed again. While the first
+ * copy is still running the retransmission is dropped; once it has been answered, the cached RPC
+ * reply is sent again.
+ *
+ * <p>What is cached is the RPC reply message and where its DDP-eligible item lies, never the
+ * transport header: the retransmission arrives with its own write list and reply chunk (usually
+ * on a new connection, after a reconnect), and the reply is framed for those. Caching the header
+ * is the bug other RDMA servers had (NOTES.md).
+ *
+ * <p>Bounded: at most {@code entries} entries, least recently used first out; replies longer than
+ * {@code maxReplyBytes} are not kept (their entry is removed when they are sent, so their
+ * retransmission runs again: the large replies, READ and READDIR, are idempotent). The key
+ * ignores the client's port: an RDMA reconnect usually comes from a new one.
+ *
+ * <p>Threading: safe from any thread (one lock, held briefly).
+ */
+final class ReplyCache {
+    /** How many leading bytes of a call the checksum covers (the RPC header and the arguments' start). */
+    static final int CHECKSUM_BYTES = 512;
+
+    private final int maxReplyBytes;
+    private final boolean enabled;
+    private final LinkedHashMap<Key, Entry> map;
+
+    /**
+     * @param entries most entries kept; 0 disables the cache
+     * @param maxReplyBytes longest reply kept
+     */
+    ReplyCache(int entries, int maxReplyBytes) {
+        this.maxReplyBytes = maxReplyBytes;
+        this.enabled = entries > 0;
+        this.map = new LinkedHashMap<>(Math.max(16, Math.min(entries, 4096)), 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Key, Entry> eldest) {
+                return size() > entries;
+            }
+        };
+    }
+
+    /** What {@link #begin} found. */
+    enum Lookup {
+        /** A new call: it was recorded as in progress and must be executed. */
+        NEW,
+        /** A retransmission of a call still running: drop it. */
+        IN_PROGRESS,
+        /** A retransmission of a call answered before: send {@link Entry#reply()} again. */
+        ANSWERED
+    }
+
+    /** The key of a call. */
+    record Key(InetAddress client, int xid, int length, int checksum) {
+        static Key of(InetAddress client, int xid, byte[] call) {
+            CRC32C crc = new CRC32C();
+            crc.update(call, 0, Math.min(call.length, CHECKSUM_BYTES));
+            return new Key(client, xid, call.length, (int) crc.getValue());
+        }
+    }
+
+    /** An entry: in progress until {@link #complete}, then the reply. */
+    static final class Entry {
+        private byte[] reply;
+        private int ddpItemOffset = -1;
+
+        /** @return a read-only view of the cached reply */
+        ByteBuffer reply() {
+            return ByteBuffer.wrap(reply).asReadOnlyBuffer();
+        }
+
+        int ddpItemOffset() {
+            return ddpItemOffset;
+        }
+    }
+
+    /** @return whether calls are cached at all */
+    boolean isEnabled() {
+        return enabled;
+    }
+
+    /**
+     * begin() - look a call up, recording it as in progress when it is new.
+     *
+     * @param found receives the entry when the result is {@link Lookup#ANSWERED}
+     */
+    synchronized Lookup begin(Key key, Entry[] found) {
+        Entry e = map.get(key);
+        if (e == null) {
+            map.put(key, new Entry());
+            return Lookup.NEW;
+        }
+        if (e.reply == null) {
+            return Lookup.IN_PROGRESS;
+        }
+        found[0] = e;
+        return Lookup.ANSWERED;
+    }
+
+    /**
+     * complete() - the call was answered: keep a copy of its reply, or forget the call when the
+     * reply is too long to keep.
+     */
+    synchronized void complete(Key key, ByteBuffer reply, int ddpItemOffset) {
+        Entry e = map.get(key);
+        if (e == null) {
+            return;
+        }
+        if (reply.remaining() > maxReplyBytes) {
+            map.remove(key);
+            return;
+        }
+        byte[] copy = new byte[reply.remaining()];
+        reply.get(reply.position(), copy);
+        e.reply = copy;
+        e.ddpItemOffset = ddpItemOffset;
+    }
+
+    /** forget() - the call got no reply (dropped, garbage): a retransmission runs it again. */
+    synchronized void forget(Key key) {
+        Entry e = map.get(key);
+        if (e != null && e.reply == null) {
+            map.remove(key);
+        }
+    }
+
+    /** @return entries held (answered or in progress) */
+    synchronized int size() {
+        return map.size();
+    }
+}

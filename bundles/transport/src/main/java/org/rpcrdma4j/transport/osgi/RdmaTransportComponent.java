@@ -1,0 +1,208 @@
+package org.rpcrdma4j.transport.osgi;
+
+import java.net.InetSocketAddress;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+import org.rpcrdma4j.server.HostedTransport;
+import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.oncrpc.RdmaHostedTransport;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.transport.spi.UpperLayerBinding;
+import org.rpcrdma4j.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * RdmaTransportComponent - the RPC-over-RDMA transport in OSGi: configured through Config Admin
+ * (PID {@value #PID}, {@code etc/org.rpcrdma4j.transport.cfg} in Karaf), it serves over the verbs
+ * provider the configuration names, as soon as that provider's service is present, by
+ * registering an {@link RdmaHostedTransport} as {@link HostedTransport} (the host server picks
+ * it up) and {@link RdmaTransportControl} (the shell uses it).
+ *
+ * <p>Hot-plug: the provider going away unregisters the transport (the host stops it: running
+ * calls answer, connections close); it coming back registers a new one. Registration strategies
+ * and upper-layer bindings are followed as they come and go, without a restart. A configuration
+ * change of only {@code activeStrategy} switches the strategy in place; any other change replaces
+ * the transport. A bad value is refused with a log line naming the property, and the previous
+ * configuration keeps running.
+ *
+ * <p>Threading: DS calls arrive on any thread; one lock orders them.
+ */
+@Component(configurationPid = RdmaTransportComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
+        service = {}, immediate = true)
+@Designate(ocd = RdmaTransportConfig.class)
+public final class RdmaTransportComponent {
+    /** Configuration PID: {@code etc/org.rpcrdma4j.transport.cfg} in Karaf. */
+    public static final String PID = "org.rpcrdma4j.transport";
+    /** Service property naming the verbs provider a registered transport uses. */
+    public static final String PROVIDER_PROPERTY = "rpcrdma4j.transport.provider";
+
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaTransportComponent.class);
+
+    private final Map<String, VerbsProvider> providers = new ConcurrentHashMap<>();
+    private final List<RegistrationStrategy> strategies = new CopyOnWriteArrayList<>();
+    private final List<UpperLayerBinding> bindings = new CopyOnWriteArrayList<>();
+    private BundleContext context;
+    private TransportSettings settings;
+    private RdmaHostedTransport serving;
+    private VerbsProvider servingProvider;
+    private ServiceRegistration<?> registration;
+
+    @Activate
+    synchronized void activate(BundleContext bundleContext, RdmaTransportConfig config) {
+        this.context = bundleContext;
+        try {
+            settings = TransportSettings.of(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("Configuration {} refused: {}; the RDMA transport is not serving until it is corrected", PID,
+                    e.getMessage());
+            settings = null;
+        }
+        reconcile();
+    }
+
+    @Modified
+    synchronized void modified(RdmaTransportConfig config) {
+        TransportSettings next;
+        try {
+            next = TransportSettings.of(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("Configuration {} refused: {}; {}", PID, e.getMessage(),
+                    settings == null ? "the RDMA transport stays stopped" : "the previous configuration keeps running");
+            return;
+        }
+        TransportSettings previous = settings;
+        settings = next;
+        if (previous != null && serving != null && previous.sameExceptStrategy(next)) {
+            if (next.activeStrategy() != null) {
+                try {
+                    serving.activateStrategy(next.activeStrategy());
+                    LOG.info("RDMA transport: registration strategy '{}' is now active", next.activeStrategy());
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("Configuration {}: activeStrategy refused: {}; it becomes active when it is registered",
+                            PID, e.getMessage());
+                }
+            }
+            return;
+        }
+        unpublish();
+        reconcile();
+    }
+
+    @Deactivate
+    synchronized void deactivate() {
+        unpublish();
+        context = null;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindProvider(VerbsProvider provider) {
+        providers.put(provider.name(), provider);
+        reconcile();
+    }
+
+    synchronized void unbindProvider(VerbsProvider provider) {
+        providers.remove(provider.name(), provider);
+        if (provider == servingProvider) {
+            LOG.info("Verbs provider '{}' went away: the RDMA transport stops until it is back", provider.name());
+            unpublish();
+        }
+        reconcile();
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindStrategy(RegistrationStrategy strategy) {
+        strategies.add(strategy);
+        if (serving != null) {
+            serving.addStrategy(strategy);
+        }
+    }
+
+    synchronized void unbindStrategy(RegistrationStrategy strategy) {
+        strategies.remove(strategy);
+        if (serving != null) {
+            serving.removeStrategy(strategy);
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindBinding(UpperLayerBinding binding) {
+        bindings.add(binding);
+        if (serving != null) {
+            serving.addBinding(binding);
+        }
+    }
+
+    synchronized void unbindBinding(UpperLayerBinding binding) {
+        bindings.remove(binding);
+        if (serving != null) {
+            serving.removeBinding(binding);
+        }
+    }
+
+    /** Serve when configured, enabled and the provider is present; otherwise make sure nothing is registered. */
+    private void reconcile() {
+        if (context == null || serving != null || settings == null || !settings.enabled()) {
+            return;
+        }
+        VerbsProvider provider = providers.get(settings.provider());
+        if (provider == null) {
+            LOG.info("RDMA transport waiting for verbs provider '{}' (present: {})", settings.provider(), providers.keySet());
+            return;
+        }
+        RdmaHostedTransport transport = RdmaHostedTransport.builder(provider)
+                .address(new InetSocketAddress(settings.bindAddress(), settings.port()))
+                .config(settings.transportConfig())
+                .replyCacheEntries(settings.replyCacheEntries())
+                .replyCacheMaxReplyBytes(settings.replyCacheMaxReplyBytes())
+                .preferredStrategy(settings.activeStrategy())
+                .build();
+        strategies.forEach(transport::addStrategy);
+        bindings.forEach(transport::addBinding);
+        Hashtable<String, Object> properties = new Hashtable<>();
+        properties.put(PROVIDER_PROPERTY, provider.name());
+        properties.put("rpcrdma4j.transport.port", settings.port());
+        serving = transport;
+        servingProvider = provider;
+        registration = context.registerService(new String[] {HostedTransport.class.getName(),
+            RdmaTransportControl.class.getName()}, transport, properties);
+    }
+
+    /** Withdraw the served transport: the host stops it; stopping again here covers a host that never started it. */
+    private void unpublish() {
+        ServiceRegistration<?> r = registration;
+        RdmaHostedTransport t = serving;
+        registration = null;
+        serving = null;
+        servingProvider = null;
+        if (r != null) {
+            try {
+                r.unregister();
+            } catch (IllegalStateException e) {
+                // Already unregistered: the bundle is stopping.
+            }
+        }
+        if (t != null) {
+            t.stop();
+        }
+    }
+}

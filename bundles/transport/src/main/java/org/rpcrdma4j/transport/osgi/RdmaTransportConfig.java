@@ -1,0 +1,95 @@
+package org.rpcrdma4j.transport.osgi;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.rpcrdma4j.transport.oncrpc.RdmaHostedTransport;
+
+/**
+ * RdmaTransportConfig - the metatype of PID {@code org.rpcrdma4j.transport}: every setting with
+ * its safe default; {@link TransportSettings#of} checks each value and names the one it refuses.
+ */
+@ObjectClassDefinition(name = "rpcrdma4j RPC-over-RDMA transport",
+        description = "The RPC-over-RDMA (RFC 8166) transport serving every program of the host server")
+public @interface RdmaTransportConfig {
+    @AttributeDefinition(name = "Enabled", description = "Serve RPC-over-RDMA at all.")
+    boolean enabled() default true;
+
+    @AttributeDefinition(name = "Verbs provider",
+            description = "Name of the verbs provider to serve over: 'loopback' (in-JVM, for tests and hardware-less "
+                    + "runs) or 'disni' (RDMA NICs and soft-RoCE/soft-iWARP through libibverbs).")
+    String provider() default "loopback";
+
+    @AttributeDefinition(name = "Bind address",
+            description = "Local IP address to listen on (an address of an RDMA device for DiSNI); 0.0.0.0 for every IPv4 address.")
+    String bindAddress() default "0.0.0.0";
+
+    @AttributeDefinition(name = "Port", min = "0", max = "65535",
+            description = "Port to listen on; 20049 is NFS over RDMA (RFC 8267); 0 picks a free port.")
+    int port() default RdmaHostedTransport.DEFAULT_PORT;
+
+    @AttributeDefinition(name = "Credits", min = "1", max = "4096",
+            description = "Receives posted per connection, and the credits granted in every reply (Linux: 64).")
+    int credits() default 64;
+
+    @AttributeDefinition(name = "Inline receive threshold", min = "1024", max = "262144",
+            description = "Bytes of each receive buffer, advertised to clients as our receive size (multiple of 1024).")
+    int inlineReceiveThreshold() default 4096;
+
+    @AttributeDefinition(name = "Largest inline send", min = "1024", max = "262144",
+            description = "Most bytes of a reply sent inline, whatever larger size the client may receive (multiple of 1024).")
+    int maxInlineSend() default 4096;
+
+    @AttributeDefinition(name = "Outstanding READs (ORD)", min = "1", max = "128",
+            description = "RDMA READs in flight per connection at most, also capped by the device (Linux: 16).")
+    int maxOutstandingReads() default 16;
+
+    @AttributeDefinition(name = "Send buffers", min = "1", max = "4096",
+            description = "Registered send buffers per connection: replies in flight beyond this wait.")
+    int sendBuffers() default 16;
+
+    @AttributeDefinition(name = "READ sinks", min = "1", max = "65536",
+            description = "READ sinks per device and registration strategy: calls with read chunks beyond this wait.")
+    int readSinkCount() default 64;
+
+    @AttributeDefinition(name = "READ sink length", min = "4", max = "16777216",
+            description = "Most bytes one READ sink holds (multiple of 4).")
+    int readSinkLength() default 262144;
+
+    @AttributeDefinition(name = "Reply staging bytes", min = "65536", max = "1073741824",
+            description = "Registered memory per device that RDMA WRITE reply data (write and reply chunks) is staged in; "
+                    + "bounds the largest reply.")
+    int replyStagingBytes() default 16777216;
+
+    @AttributeDefinition(name = "Max read segments", min = "1", max = "1024",
+            description = "Validation: most segments in a call's read list.")
+    int maxReadSegments() default 64;
+
+    @AttributeDefinition(name = "Max read chunks", min = "1", max = "1024",
+            description = "Validation: most read chunks (distinct positions) in a call.")
+    int maxReadChunks() default 8;
+
+    @AttributeDefinition(name = "Max write chunks", min = "1", max = "1024",
+            description = "Validation: most write chunks in a call's write list.")
+    int maxWriteChunks() default 4;
+
+    @AttributeDefinition(name = "Max segments per chunk", min = "1", max = "1024",
+            description = "Validation: most segments in one write chunk or the reply chunk.")
+    int maxSegmentsPerChunk() default 64;
+
+    @AttributeDefinition(name = "Max read bytes", min = "1",
+            description = "Validation: most bytes of read chunk data one call may carry.")
+    long maxReadBytes() default 16777216L;
+
+    @AttributeDefinition(name = "Active registration strategy",
+            description = "Name of the strategy READs use ('lkey' or 'frmr'); when it is not registered the first one "
+                    + "registered is used until it is. Changing only this switches in place, without a restart.")
+    String activeStrategy() default "lkey";
+
+    @AttributeDefinition(name = "Reply cache entries", min = "0", max = "1000000",
+            description = "Calls the duplicate request cache remembers per transport; 0 disables it.")
+    int replyCacheEntries() default 1024;
+
+    @AttributeDefinition(name = "Reply cache: longest reply", min = "0", max = "1048576",
+            description = "Longest reply the cache keeps; a retransmission of a call with a longer reply runs again.")
+    int replyCacheMaxReplyBytes() default 8192;
+}

@@ -1,0 +1,293 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.client.CallRequest;
+import org.rpcrdma4j.client.ClientConfig;
+import org.rpcrdma4j.client.RdmaErrorException;
+import org.rpcrdma4j.client.RpcRdmaClient;
+import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
+
+/**
+ * RdmaHostedTransportTest - the host server serving an oncrpc4j program over RPC-over-RDMA (the
+ * loopback provider, driven by the transport's own completion thread, exactly as in Karaf) and over
+ * oncrpc4j's TCP, answering the same calls with the same RPC replies; replies of every size class;
+ * the reply cache; credits; programs coming and going; an orderly stop.
+ */
+class RdmaHostedTransportTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final int CREDITS = 16;
+
+    private LoopbackFabric fabric;
+    private HostServer host;
+    private BulkProgram program;
+    private OncRpcProgram programKey;
+    private RdmaHostedTransport rdma;
+    private OncRpcTcpTransport tcp;
+    private final List<RpcRdmaClient> clients = new ArrayList<>();
+    private final AtomicInteger xids = new AtomicInteger(0x1000);
+
+    @BeforeEach
+    void start() throws Exception {
+        fabric = LoopbackFabric.threaded();
+        host = new HostServer(4);
+        program = new BulkProgram();
+        programKey = new OncRpcProgram(BulkProgram.PROGRAM, BulkProgram.VERSION);
+        host.addProgram(programKey, program);
+        rdma = RdmaHostedTransport.builder(fabric.provider())
+                .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .config(TransportConfig.builder().credits(CREDITS).build())
+                .build();
+        rdma.addBinding(BulkProgram.BINDING);
+        tcp = new OncRpcTcpTransport("127.0.0.1", 0);
+        host.addTransport(rdma);
+        host.addTransport(tcp);
+    }
+
+    @AfterEach
+    void stop() {
+        clients.forEach(RpcRdmaClient::close);
+        host.close();
+        assertTrue(rdma.isStopped(), "the completion thread ended");
+        fabric.close();
+    }
+
+    private RpcRdmaClient client() throws Exception {
+        return client(ClientConfig.builder().progressThread(true).build());
+    }
+
+    private RpcRdmaClient client(ClientConfig config) throws Exception {
+        RpcRdmaClient c = RpcRdmaClient.connect(fabric.provider(), rdma.localAddress(), config);
+        clients.add(c);
+        return c;
+    }
+
+    private ByteBuffer call(int procedure, byte[] arguments) {
+        return RpcWire.call(xids.incrementAndGet(), BulkProgram.PROGRAM, BulkProgram.VERSION, procedure, arguments);
+    }
+
+    private byte[] overTcp(ByteBuffer message) throws Exception {
+        try (RpcWire.TcpClient c = new RpcWire.TcpClient(tcp.localAddress())) {
+            return c.call(message);
+        }
+    }
+
+    private TransportStatistics stats() {
+        return rdma.statistics();
+    }
+
+    @Test
+    void nullAndEchoGiveTheSameRepliesOverRdmaAndTcp() throws Exception {
+        RpcRdmaClient client = client();
+        byte[] text = "the same call over two transports".getBytes();
+        for (ByteBuffer message : List.of(call(BulkProgram.NULL, new byte[0]), call(BulkProgram.ECHO, RpcWire.opaqueArgument(text)),
+                RpcWire.call(xids.incrementAndGet(), 0x2000_0999, 1, 0, new byte[0]))) {
+            RpcReply overRdma = client.call(CallRequest.builder(message.duplicate()).build(), TIMEOUT);
+            assertEquals(CREDITS, overRdma.credits(), "every reply grants the configured credits");
+            byte[] overTcp = overTcp(message.duplicate());
+            assertEquals(RpcRdma.RDMA_MSG, overRdma.proc(), "small replies go inline");
+            assertArrayEquals(overTcp, RpcWire.whole(overRdma, false), "identical RPC reply");
+        }
+        assertEquals(1, RpcWire.acceptStatus(overTcp(RpcWire.call(7, 0x2000_0999, 1, 0, new byte[0]))), "PROG_UNAVAIL");
+        assertEquals(3, stats().get(Counter.REPLIES_INLINE));
+    }
+
+    @Test
+    void aDdpItemGoesToTheWriteChunkAndTheRestInline() throws Exception {
+        RpcRdmaClient client = client();
+        int n = (1 << 20) + 3;
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+        RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk(2 << 20).build(), TIMEOUT);
+        assertEquals(RpcRdma.RDMA_MSG, reply.proc());
+        assertEquals(n, reply.writeChunk(0).remaining(), "the write list is echoed with the bytes written, no round-up");
+        assertTrue(reply.body().remaining() < 100, "only the reduced message travels inline: " + reply.body().remaining());
+        assertArrayEquals(overTcp(message.duplicate()), RpcWire.whole(reply, true), "byte-exact after reassembly");
+        assertEquals(1, stats().get(Counter.REPLIES_WRITE_CHUNK));
+        assertTrue(stats().get(Counter.WRITE_BYTES) >= n);
+    }
+
+    @Test
+    void aWriteChunkTooSmallForTheItemIsReturnedUnusedAndTheReplyTakesTheReplyChunk() throws Exception {
+        RpcRdmaClient client = client();
+        int n = 64 * 1024;
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+        RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk(1024).replyChunk(128 * 1024).build(),
+                TIMEOUT);
+        assertEquals(RpcRdma.RDMA_NOMSG, reply.proc());
+        assertEquals(0, reply.writeChunk(0).remaining(), "unused write chunk comes back with zero length");
+        assertArrayEquals(overTcp(message.duplicate()), RpcWire.whole(reply, true));
+    }
+
+    @Test
+    void largeRepliesWithoutADdpItemTakeTheReplyChunk() throws Exception {
+        RpcRdmaClient client = client();
+        byte[] data = new byte[100_000];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = BulkProgram.pattern(i * 3);
+        }
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(100_000));
+        RpcReply reply = client.call(CallRequest.builder(message.duplicate()).replyChunk(128 * 1024).build(), TIMEOUT);
+        assertEquals(RpcRdma.RDMA_NOMSG, reply.proc(), "too large for inline: RDMA_NOMSG through the reply chunk");
+        assertTrue(reply.viaReplyChunk());
+        assertArrayEquals(overTcp(message.duplicate()), RpcWire.whole(reply, false));
+        assertEquals(1, stats().get(Counter.REPLIES_REPLY_CHUNK));
+    }
+
+    @Test
+    void aReplyThatFitsNowhereIsAnsweredWithErrChunkAndTheConnectionGoesOn() throws Exception {
+        RpcRdmaClient client = client();
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(100_000));
+        ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> client.call(CallRequest.builder(message).build()).get(30, TimeUnit.SECONDS));
+        RdmaErrorException error = (RdmaErrorException) e.getCause();
+        assertEquals(RpcRdma.ERR_CHUNK, error.errorCode());
+        assertEquals(1, stats().get(Counter.REPLIES_TOO_LARGE));
+        RpcReply after = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(after, false)));
+    }
+
+    @Test
+    void aRetransmissionIsAnsweredFromTheReplyCacheFramedForItsOwnChunks() throws Exception {
+        ByteBuffer message = call(BulkProgram.COUNT, new byte[0]);
+        RpcRdmaClient first = client();
+        byte[] original = RpcWire.whole(first.call(CallRequest.builder(message.duplicate()).build(), TIMEOUT), false);
+        first.close();
+        // The client reconnects and sends the same call again, now offering a reply chunk.
+        RpcRdmaClient second = client();
+        RpcReply again = second.call(CallRequest.builder(message.duplicate()).replyChunk(4096).build(), TIMEOUT);
+        assertArrayEquals(original, RpcWire.whole(again, false), "the same RPC reply");
+        assertEquals(1, program.counted.get(), "the non-idempotent call ran once");
+        assertEquals(1, rdma.retransmitsAnswered());
+        // A big cached reply is re-framed too: first inline with a write chunk, then into a new, larger write chunk.
+        ByteBuffer bulk = call(BulkProgram.BULK, RpcWire.intArgument(6000));
+        RpcReply one = second.call(CallRequest.builder(bulk.duplicate()).writeChunk(8192).build(), TIMEOUT);
+        RpcReply two = second.call(CallRequest.builder(bulk.duplicate()).writeChunk(16384).build(), TIMEOUT);
+        assertArrayEquals(RpcWire.whole(one, true), RpcWire.whole(two, true));
+        assertEquals(6000, two.writeChunk(0).remaining());
+        assertEquals(2, rdma.retransmitsAnswered());
+    }
+
+    @Test
+    void callsUpToTheCreditLimitRunConcurrently() throws Exception {
+        RpcRdmaClient client = client(ClientConfig.builder().progressThread(true).maxCredits(CREDITS).build());
+        List<CompletableFuture<RpcReply>> replies = new ArrayList<>();
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            byte[] data = new byte[i * 7];
+            for (int j = 0; j < data.length; j++) {
+                data[j] = (byte) (i + j);
+            }
+            sent.add(data);
+            replies.add(client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(data))).build()));
+        }
+        for (int i = 0; i < replies.size(); i++) {
+            byte[] reply = RpcWire.whole(replies.get(i).get(30, TimeUnit.SECONDS), false);
+            assertEquals(0, RpcWire.acceptStatus(reply));
+            byte[] echoed = java.util.Arrays.copyOfRange(reply, RpcWire.resultsOffset(reply) + 4,
+                    RpcWire.resultsOffset(reply) + 4 + sent.get(i).length);
+            assertArrayEquals(sent.get(i), echoed, "call " + i);
+        }
+        assertEquals(200, stats().get(Counter.REPLIES_INLINE));
+    }
+
+    @Test
+    void aClientOverrunningItsCreditsIsHeldBackByTheFabricAndLosesNothing() throws Exception {
+        RpcRdmaClient greedy = client(ClientConfig.builder().progressThread(true).maxCredits(1024).enforceCredits(false).build());
+        List<CompletableFuture<RpcReply>> flood = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            flood.add(greedy.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build()));
+        }
+        // SENDs beyond the posted receives meet RNR NAKs and are retried by the fabric (rnr_retry 7,
+        // as Linux sets it): the server only ever sees what it has receives for, and answers all.
+        int answered = 0;
+        for (CompletableFuture<RpcReply> f : flood) {
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(f.get(30, TimeUnit.SECONDS), false)));
+            answered++;
+        }
+        RpcRdmaClient polite = client();
+        RpcReply ok = polite.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(ok, false)), "the server still serves others");
+        assertEquals(500, answered);
+        assertEquals(0, stats().get(Counter.HANDLER_ERRORS), "no server-side failure");
+    }
+
+    @Test
+    void programsComingAndGoingWhileCallsFlowGetSuccessOrProgUnavail() throws Exception {
+        RpcRdmaClient client = client();
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread flipper = new Thread(() -> {
+            while (running.get()) {
+                host.removeProgram(programKey, program);
+                Thread.onSpinWait();
+                host.addProgram(programKey, program);
+            }
+        });
+        flipper.start();
+        int success = 0;
+        int unavailable = 0;
+        try {
+            for (int i = 0; i < 500; i++) {
+                byte[] reply = RpcWire.whole(client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT), false);
+                int status = RpcWire.acceptStatus(reply);
+                if (status == 0) {
+                    success++;
+                } else if (status == 1) {
+                    unavailable++;
+                } else {
+                    fail("unexpected accept status " + status);
+                }
+            }
+        } finally {
+            running.set(false);
+            flipper.join();
+        }
+        assertEquals(500, success + unavailable, "every call answered");
+    }
+
+    @Test
+    void stoppingLetsRunningCallsAnswerAndReleasesEverything() throws Exception {
+        RpcRdmaClient client = client();
+        CompletableFuture<RpcReply> slow = client.call(CallRequest.builder(call(BulkProgram.SLOW, RpcWire.intArgument(300))).build());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (stats().get(Counter.CALLS_DELIVERED) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        host.removeTransport(rdma);
+        RpcReply reply = slow.get(30, TimeUnit.SECONDS);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(reply, false)), "the running call answered before the close");
+        assertTrue(rdma.isStopped());
+        assertNotNull(tcp.localAddress(), "TCP goes on");
+        assertEquals(0, RpcWire.acceptStatus(overTcp(call(BulkProgram.NULL, new byte[0]))));
+        client.close();
+        assertEquals(0, fabric.registrationCount(), "no registered memory left on either side");
+        assertEquals(0, fabric.queuePairCount(), "no queue pair left");
+    }
+}

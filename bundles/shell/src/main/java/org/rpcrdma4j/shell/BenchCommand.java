@@ -18,7 +18,7 @@ import org.rpcrdma4j.transport.RdmaTransportControl;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
- * {@code rpcrdma:bench [-n calls] [-c concurrency] [--tcp]} - NULL calls through the Java
+ * {@code rpcrdma:bench [-n calls] [-c concurrency] [-s argumentBytes] [--tcp]} - NULL calls through the Java
  * RPC-over-RDMA client against the running RDMA transport (and, with {@code --tcp}, through
  * oncrpc4j's TCP client against the TCP transport): calls/s, mean and p50/p99/p99.9 latency,
  * failures.
@@ -43,6 +43,10 @@ public class BenchCommand implements Action {
 
     @Option(name = "-V", aliases = "--program-version", description = "version of that program (default: its highest registered)")
     private Integer version;
+
+    @Option(name = "-s", aliases = "--size", description = "opaque argument bytes per call (default 0); over RDMA an argument "
+            + "too large to go inline is pulled by the server with RDMA READ, through the active registration strategy")
+    private int argumentBytes;
 
     @Option(name = "--tcp", description = "also run over oncrpc4j's TCP client against the TCP transport, and print RDMA/TCP")
     private boolean tcp;
@@ -74,7 +78,7 @@ public class BenchCommand implements Action {
         VerbsProvider provider = provider(services, control.providerName());
         InetSocketAddress tcpAddress = tcp ? tcpAddress(services) : null;
         BenchTarget target = BenchTarget.choose(registeredPrograms(services), program, version);
-        BenchPlan plan = new BenchPlan(calls, concurrency, target.program(), target.version(),
+        BenchPlan plan = new BenchPlan(calls, concurrency, target.program(), target.version(), argumentBytes,
                 Duration.ofMillis(callTimeoutMillis), Duration.ofSeconds(runTimeoutSeconds));
 
         System.out.println(BenchReport.header(plan, target));

@@ -10,15 +10,20 @@ import java.time.Duration;
  * @param concurrency calls in flight at once, 1..{@value #MAX_CONCURRENCY}
  * @param program the program number called
  * @param version the program version called
+ * @param argumentBytes opaque argument bytes each call carries, 0..{@value #MAX_ARGUMENT_BYTES}
+ *        (0: a plain NULL call with void arguments)
  * @param callTimeout the longest wait for one reply, positive
  * @param runTimeout the longest the whole run may take, positive; calls not started by then are
  *        reported as not run
  */
-record BenchPlan(int calls, int concurrency, int program, int version, Duration callTimeout, Duration runTimeout) {
+record BenchPlan(int calls, int concurrency, int program, int version, int argumentBytes, Duration callTimeout,
+        Duration runTimeout) {
     /** Most calls per run (one latency sample of 8 bytes each is kept). */
     static final int MAX_CALLS = 10_000_000;
     /** Most calls in flight (the client's credit limit). */
     static final int MAX_CONCURRENCY = 1024;
+    /** Most argument bytes per call (the transport's default limit on the bytes one call may READ). */
+    static final int MAX_ARGUMENT_BYTES = 16 * 1024 * 1024;
 
     /**
      * Checks every setting.
@@ -31,6 +36,9 @@ record BenchPlan(int calls, int concurrency, int program, int version, Duration 
         }
         if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
             throw new IllegalArgumentException("-c (concurrency) must be within 1.." + MAX_CONCURRENCY + ": " + concurrency);
+        }
+        if (argumentBytes < 0 || argumentBytes > MAX_ARGUMENT_BYTES) {
+            throw new IllegalArgumentException("-s (argument bytes) must be within 0.." + MAX_ARGUMENT_BYTES + ": " + argumentBytes);
         }
         if (callTimeout == null || callTimeout.isNegative() || callTimeout.isZero()) {
             throw new IllegalArgumentException("--call-timeout must be positive: " + callTimeout);

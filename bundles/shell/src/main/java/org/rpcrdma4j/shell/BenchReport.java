@@ -21,7 +21,8 @@ final class BenchReport {
      */
     static String header(BenchPlan plan, BenchTarget target) {
         return "NULL calls to program " + target + ": " + plan.calls() + " per transport, " + plan.concurrency()
-                + " in flight, call timeout " + plan.callTimeout().toMillis() + " ms, run timeout "
+                + " in flight, " + (plan.argumentBytes() == 0 ? "no arguments" : plan.argumentBytes() + " argument bytes")
+                + ", call timeout " + plan.callTimeout().toMillis() + " ms, run timeout "
                 + plan.runTimeout().toSeconds() + " s";
     }
 

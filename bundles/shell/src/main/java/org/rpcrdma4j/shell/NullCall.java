@@ -11,10 +11,12 @@ import org.dcache.oncrpc4j.rpc.RpcReplyStatus;
 
 /**
  * NullCall - the ONC RPC messages of the benchmark (RFC 5531 §9): a call of procedure 0 (NULL)
- * with AUTH_NONE credentials and verifier, and the check of its reply.
+ * with AUTH_NONE credentials and verifier, optionally carrying an opaque argument (which NULL
+ * ignores: it only makes the call larger), and the check of its reply.
  *
  * <pre>
  *  call:  xid | CALL | rpcvers=2 | prog | vers | proc=0 | AUTH_NONE, 0 | AUTH_NONE, 0   (10 words)
+ *         [ opaque length | opaque bytes, padded to a word ]          (with argument bytes only)
  *  reply: xid | REPLY | MSG_ACCEPTED | verf flavor | verf length | verf body (padded) | SUCCESS
  * </pre>
  */
@@ -25,6 +27,8 @@ final class NullCall {
     static final int RPC_VERSION = 2;
     /** Words of a NULL call with AUTH_NONE credentials and verifier. */
     static final int CALL_WORDS = 10;
+    /** Byte offset of the opaque argument's bytes (after its length word): its XDR position. */
+    static final int ARGUMENT_OFFSET = (CALL_WORDS + 1) * Integer.BYTES;
     /** Words of the shortest accepted reply: xid, REPLY, MSG_ACCEPTED, verifier (2), accept_stat. */
     static final int MIN_ACCEPTED_REPLY_WORDS = 6;
     /** The largest opaque_auth body (RFC 5531 §8.2). */
@@ -34,7 +38,7 @@ final class NullCall {
     }
 
     /**
-     * encode() - the call message, big-endian, position 0, limit at its end.
+     * encode() - the call message with void arguments, big-endian, position 0, limit at its end.
      *
      * @param xid the transaction id
      * @param program the program number
@@ -42,11 +46,47 @@ final class NullCall {
      * @return a fresh heap buffer owned by the caller
      */
     static ByteBuffer encode(int xid, int program, int version) {
-        ByteBuffer b = ByteBuffer.allocate(CALL_WORDS * Integer.BYTES).order(ByteOrder.BIG_ENDIAN);
+        return encode(xid, program, version, 0);
+    }
+
+    /**
+     * encode() - the call message, big-endian, position 0, limit at its end.
+     *
+     * @param xid the transaction id
+     * @param program the program number
+     * @param version the program version
+     * @param argumentBytes 0 for void arguments, else the length of an opaque argument whose
+     *        bytes (a pattern: byte i is i mod 251) start at {@link #ARGUMENT_OFFSET}
+     * @return a fresh heap buffer owned by the caller
+     */
+    static ByteBuffer encode(int xid, int program, int version, int argumentBytes) {
+        int length = CALL_WORDS * Integer.BYTES + (argumentBytes == 0 ? 0 : Integer.BYTES + padded(argumentBytes));
+        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
         b.putInt(xid).putInt(RpcMessageType.CALL).putInt(RPC_VERSION).putInt(program).putInt(version).putInt(NULL_PROCEDURE);
         b.putInt(RpcAuthType.NONE).putInt(0);
         b.putInt(RpcAuthType.NONE).putInt(0);
-        return b.flip();
+        if (argumentBytes > 0) {
+            b.putInt(argumentBytes);
+            b.put(argument(argumentBytes));
+        }
+        return b.position(0);
+    }
+
+    /**
+     * @param length the argument's length
+     * @return the argument's bytes: byte i is i mod 251 (a prime, so no word repeats in step)
+     */
+    static byte[] argument(int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (i % 251);
+        }
+        return bytes;
+    }
+
+    /** @return {@code length} rounded up to a whole XDR word */
+    static int padded(int length) {
+        return (length + 3) & ~3;
     }
 
     /**
@@ -92,7 +132,7 @@ final class NullCall {
         if (length < 0 || length > MAX_AUTH_BYTES) {
             throw new IOException("verifier length " + Integer.toUnsignedString(length) + " beyond " + MAX_AUTH_BYTES);
         }
-        int padded = (length + 3) & ~3;
+        int padded = padded(length);
         if (b.remaining() < padded + Integer.BYTES) {
             throw new IOException("accepted reply truncated before its accept status");
         }

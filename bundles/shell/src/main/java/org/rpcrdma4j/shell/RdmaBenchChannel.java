@@ -2,6 +2,7 @@ package org.rpcrdma4j.shell;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -13,7 +14,9 @@ import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
  * RdmaBenchChannel - NULL calls over one RPC-over-RDMA connection of the Java client, with the
- * client's own progress thread completing the replies.
+ * client's own progress thread completing the replies. A call with an argument too large to go
+ * inline sends the argument as a read chunk (a DDP item at its XDR position, as NFS WRITE data
+ * travels), which the server pulls with RDMA READ through its active registration strategy.
  *
  * <p>Ownership: the channel owns the client and closes it in {@link #close()}; the provider
  * stays the caller's (the OSGi service).
@@ -22,13 +25,15 @@ final class RdmaBenchChannel implements BenchChannel {
     private final RpcRdmaClient client;
     private final int program;
     private final int version;
+    private final int argumentBytes;
     /** Xids are {@code xidBase + index}: unique within a run, different between runs. */
     private final int xidBase = ThreadLocalRandom.current().nextInt();
 
-    private RdmaBenchChannel(RpcRdmaClient client, int program, int version) {
+    private RdmaBenchChannel(RpcRdmaClient client, int program, int version, int argumentBytes) {
         this.client = client;
         this.program = program;
         this.version = version;
+        this.argumentBytes = argumentBytes;
     }
 
     /**
@@ -49,13 +54,19 @@ final class RdmaBenchChannel implements BenchChannel {
                 .progressThread(true)
                 .connectTimeout(plan.callTimeout())
                 .build();
-        return new RdmaBenchChannel(RpcRdmaClient.connect(provider, server, config), plan.program(), plan.version());
+        return new RdmaBenchChannel(RpcRdmaClient.connect(provider, server, config), plan.program(), plan.version(),
+                plan.argumentBytes());
     }
 
     @Override
     public void call(int index, Duration timeout) throws IOException, InterruptedException {
         int xid = xidBase + index;
-        RpcReply reply = client.call(CallRequest.builder(NullCall.encode(xid, program, version)).build(), timeout);
+        ByteBuffer message = NullCall.encode(xid, program, version, argumentBytes);
+        CallRequest.Builder request = CallRequest.builder(message);
+        if (argumentBytes > 0 && message.remaining() > client.sendLimit()) {
+            request.readChunk(NullCall.ARGUMENT_OFFSET, argumentBytes);
+        }
+        RpcReply reply = client.call(request.build(), timeout);
         NullCall.checkReply(reply.body(), xid);
     }
 

@@ -10,6 +10,8 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrOpaque;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 
 /**
@@ -24,12 +26,15 @@ final class TcpBenchChannel implements BenchChannel {
     private final RpcTransport transport;
     private final int program;
     private final int version;
+    /** The call's arguments: void, or the same opaque argument the RDMA calls carry. */
+    private final XdrAble arguments;
 
-    private TcpBenchChannel(OncRpcClient client, RpcTransport transport, int program, int version) {
+    private TcpBenchChannel(OncRpcClient client, RpcTransport transport, int program, int version, int argumentBytes) {
         this.client = client;
         this.transport = transport;
         this.program = program;
         this.version = version;
+        this.arguments = argumentBytes == 0 ? XdrVoid.XDR_VOID : new XdrOpaque(NullCall.argument(argumentBytes));
     }
 
     /**
@@ -44,7 +49,7 @@ final class TcpBenchChannel implements BenchChannel {
         OncRpcClient client = new OncRpcClient(server, IpProtocolType.TCP);
         try {
             RpcTransport transport = client.connect(plan.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            return new TcpBenchChannel(client, transport, plan.program(), plan.version());
+            return new TcpBenchChannel(client, transport, plan.program(), plan.version(), plan.argumentBytes());
         } catch (IOException | RuntimeException e) {
             closeQuietly(client);
             throw e;
@@ -54,7 +59,7 @@ final class TcpBenchChannel implements BenchChannel {
     @Override
     public void call(int index, Duration timeout) throws Exception {
         new RpcCall(program, version, new RpcAuthTypeNone(), transport)
-                .call(NullCall.NULL_PROCEDURE, XdrVoid.XDR_VOID, new XdrVoid(), timeout.toNanos(), TimeUnit.NANOSECONDS);
+                .call(NullCall.NULL_PROCEDURE, arguments, new XdrVoid(), timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override

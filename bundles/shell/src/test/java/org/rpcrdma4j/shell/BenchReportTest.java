@@ -38,8 +38,11 @@ class BenchReportTest {
 
     @Test
     void headerNamesWhatIsCalledAndTheBounds() {
-        BenchPlan plan = new BenchPlan(2000, 8, 100003, 3, Duration.ofSeconds(5), Duration.ofSeconds(120));
-        assertEquals("NULL calls to program 100003 v3: 2000 per transport, 8 in flight, call timeout 5000 ms, run timeout 120 s",
-                BenchReport.header(plan, BenchTarget.NFS_V3));
+        BenchPlan plan = new BenchPlan(2000, 8, 100003, 3, 0, Duration.ofSeconds(5), Duration.ofSeconds(120));
+        assertEquals("NULL calls to program 100003 v3: 2000 per transport, 8 in flight, no arguments, call timeout 5000 ms, "
+                + "run timeout 120 s", BenchReport.header(plan, BenchTarget.NFS_V3));
+        BenchPlan large = new BenchPlan(10, 1, 100003, 3, 65536, Duration.ofSeconds(5), Duration.ofSeconds(120));
+        assertEquals("NULL calls to program 100003 v3: 10 per transport, 1 in flight, 65536 argument bytes, call timeout 5000 ms, "
+                + "run timeout 120 s", BenchReport.header(large, BenchTarget.NFS_V3));
     }
 }

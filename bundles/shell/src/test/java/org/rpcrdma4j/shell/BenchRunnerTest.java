@@ -29,7 +29,7 @@ class BenchRunnerTest {
     void everyCallIsMadeOnceAndMeasured() {
         Set<Integer> seen = ConcurrentHashMap.newKeySet();
         AtomicInteger duplicates = new AtomicInteger();
-        BenchResult r = new BenchRunner(new BenchPlan(500, 4, 1, 1, LONG, LONG)).run("fake", channel((index, timeout) -> {
+        BenchResult r = new BenchRunner(new BenchPlan(500, 4, 1, 1, 0, LONG, LONG)).run("fake", channel((index, timeout) -> {
             if (!seen.add(index)) {
                 duplicates.incrementAndGet();
             }
@@ -47,7 +47,7 @@ class BenchRunnerTest {
 
     @Test
     void failedCallsAreCountedAndTheFirstIsDescribed() {
-        BenchResult r = new BenchRunner(new BenchPlan(300, 3, 1, 1, LONG, LONG)).run("fake", channel((index, timeout) -> {
+        BenchResult r = new BenchRunner(new BenchPlan(300, 3, 1, 1, 0, LONG, LONG)).run("fake", channel((index, timeout) -> {
             if (index % 3 == 0) {
                 throw new IOException("call accepted but not executed: PROG_UNAVAIL");
             }
@@ -67,7 +67,7 @@ class BenchRunnerTest {
         // The first round of calls waits until all five are in flight: fewer would fail the barrier.
         CyclicBarrier allIn = new CyclicBarrier(concurrency);
         AtomicInteger calls = new AtomicInteger();
-        BenchResult r = new BenchRunner(new BenchPlan(100, concurrency, 1, 1, LONG, LONG)).run("fake", channel((index, timeout) -> {
+        BenchResult r = new BenchRunner(new BenchPlan(100, concurrency, 1, 1, 0, LONG, LONG)).run("fake", channel((index, timeout) -> {
             int now = inFlight.incrementAndGet();
             most.accumulateAndGet(now, Math::max);
             try {
@@ -86,7 +86,7 @@ class BenchRunnerTest {
     void callsNotStartedBeforeTheRunTimeoutAreReportedNotRun() {
         // Every call hangs until interrupted: each of the 2 workers starts one call, the run's time
         // runs out, the workers are interrupted and nothing else starts.
-        BenchResult r = new BenchRunner(new BenchPlan(50, 2, 1, 1, Duration.ofMillis(200), Duration.ofMillis(500)))
+        BenchResult r = new BenchRunner(new BenchPlan(50, 2, 1, 1, 0, Duration.ofMillis(200), Duration.ofMillis(500)))
                 .run("fake", channel((index, timeout) -> Thread.sleep(Long.MAX_VALUE)));
         assertEquals(0, r.succeeded());
         assertEquals(2, r.failed());
@@ -103,7 +103,7 @@ class BenchRunnerTest {
         AtomicReference<BenchResult> result = new AtomicReference<>();
         AtomicBoolean stillInterrupted = new AtomicBoolean();
         Thread caller = new Thread(() -> {
-            result.set(new BenchRunner(new BenchPlan(10, 1, 1, 1, LONG, LONG)).run("fake", channel((index, timeout) -> {
+            result.set(new BenchRunner(new BenchPlan(10, 1, 1, 1, 0, LONG, LONG)).run("fake", channel((index, timeout) -> {
                 started.countDown();
                 Thread.sleep(Long.MAX_VALUE);
             })));

@@ -24,6 +24,32 @@ class NullCallTest {
     }
 
     @Test
+    void anArgumentIsAnXdrOpaqueAfterTheHeaderPaddedToAWord() {
+        ByteBuffer call = NullCall.encode(XID, 100003, 3, 5);
+        assertEquals(0, call.position());
+        assertEquals(40 + 4 + 8, call.remaining());
+        byte[] bytes = toArray(call);
+        ByteBuffer header = ByteBuffer.wrap(bytes, 0, 40);
+        assertArrayEquals(toArray(NullCall.encode(XID, 100003, 3)), toArray(header));
+        assertEquals(5, ByteBuffer.wrap(bytes).getInt(40));
+        assertEquals(NullCall.ARGUMENT_OFFSET, 44);
+        assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 0, 0, 0}, java.util.Arrays.copyOfRange(bytes, 44, 52));
+        assertArrayEquals(toArray(NullCall.encode(XID, 100003, 3)), toArray(NullCall.encode(XID, 100003, 3, 0)));
+    }
+
+    @Test
+    void theArgumentPatternRunsModulo251() {
+        byte[] a = NullCall.argument(600);
+        assertEquals(0, a[0]);
+        assertEquals((byte) 250, a[250]);
+        assertEquals(0, a[251]);
+        assertEquals(97, a[599]);
+        assertEquals(8, NullCall.padded(5));
+        assertEquals(8, NullCall.padded(8));
+        assertEquals(0, NullCall.padded(0));
+    }
+
+    @Test
     void acceptedSuccessPasses() {
         assertDoesNotThrow(() -> NullCall.checkReply(reply(XID, 0, 0, 0, 0), XID));
     }

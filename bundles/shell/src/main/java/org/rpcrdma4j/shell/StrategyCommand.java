@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Argument;
 import org.apache.karaf.shell.api.action.Command;
+import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
@@ -27,6 +28,7 @@ public class StrategyCommand implements Action {
     private static final long POLL_MILLIS = 100;
 
     @Argument(index = 0, name = "name", required = false, description = "the strategy to make active (lkey, frmr, ...)")
+    @Completion(StrategyCompleter.class)
     private String name;
 
     @Option(name = "-w", aliases = "--wait", description = "seconds to wait for the transport to apply the switch (default 5)")

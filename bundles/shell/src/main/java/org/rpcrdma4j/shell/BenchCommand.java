@@ -32,10 +32,10 @@ public class BenchCommand implements Action {
     /** The oncrpc4j program service type the host server serves (looked up by name). */
     static final String RPC_DISPATCHABLE = "org.dcache.oncrpc4j.rpc.RpcDispatchable";
 
-    @Option(name = "-n", aliases = "--calls", description = "calls per transport (default 10000)")
+    @Option(name = "-n", aliases = "--calls", description = "calls per transport")
     private int calls = 10_000;
 
-    @Option(name = "-c", aliases = "--concurrency", description = "calls in flight at once (default 8)")
+    @Option(name = "-c", aliases = "--concurrency", description = "calls in flight at once")
     private int concurrency = 8;
 
     @Option(name = "-p", aliases = "--program", description = "program to call NULL of (default: NFS v3 if registered, else the lowest registered)")
@@ -51,10 +51,10 @@ public class BenchCommand implements Action {
     @Option(name = "--tcp", description = "also run over oncrpc4j's TCP client against the TCP transport, and print RDMA/TCP")
     private boolean tcp;
 
-    @Option(name = "--call-timeout", description = "milliseconds to wait for one reply (default 5000)")
+    @Option(name = "--call-timeout", description = "milliseconds to wait for one reply")
     private long callTimeoutMillis = 5_000;
 
-    @Option(name = "--run-timeout", description = "seconds one transport's run may take (default 120)")
+    @Option(name = "--run-timeout", description = "seconds one transport's run may take")
     private long runTimeoutSeconds = 120;
 
     @Reference
@@ -140,9 +140,10 @@ public class BenchCommand implements Action {
         throw new IllegalStateException("--tcp: no TCP transport is serving (PID org.rpcrdma4j.server.tcp)");
     }
 
+    /** The programs of the RpcDispatchable services the host server can get (a failed DS component's cannot). */
     private static List<BenchTarget> registeredPrograms(Services services) {
         List<BenchTarget> targets = new ArrayList<>();
-        for (Map<String, Object> props : services.properties(RPC_DISPATCHABLE)) {
+        for (Map<String, Object> props : services.obtainableProperties(RPC_DISPATCHABLE)) {
             targets.addAll(BenchTarget.fromProperties(props.get("rpc.program"), props.get("rpc.version")));
         }
         return targets;

@@ -29,8 +29,9 @@ final class Endpoints {
 
     /**
      * connectable() - the address a client on this host connects to for a listener bound to
-     * {@code bound}: the loopback address of the same family when the listener is bound to the
-     * wildcard address, {@code bound} itself otherwise.
+     * {@code bound}: 127.0.0.1 when the listener is bound to a wildcard address (Java binds
+     * {@code ::} dual-stack, so IPv4 loopback reaches both; DiSNI speaks IPv4 only), {@code bound}
+     * itself otherwise.
      *
      * @param bound a listening address, not null
      * @return the address to connect to
@@ -40,12 +41,10 @@ final class Endpoints {
         if (ip == null || !ip.isAnyLocalAddress()) {
             return bound;
         }
-        byte[] loopback = ip.getAddress().length == 4 ? new byte[] {127, 0, 0, 1}
-                : new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(loopback), bound.getPort());
+            return new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), bound.getPort());
         } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException("a 4 or 16 byte address is always valid", e);
+            throw new IllegalStateException("a 4 byte address is always valid", e);
         }
     }
 }

@@ -44,10 +44,14 @@ final class Services implements AutoCloseable {
     }
 
     /**
+     * obtainableProperties() - the properties of every service of a class that can be obtained:
+     * a service whose factory fails (a DS component that cannot activate) is registered but is
+     * served to nobody, so it is left out.
+     *
      * @param className the service's class name (for types this bundle need not load)
      * @return the properties of every such service, highest ranking first
      */
-    List<Map<String, Object>> properties(String className) {
+    List<Map<String, Object>> obtainableProperties(String className) {
         List<Map<String, Object>> result = new ArrayList<>();
         try {
             ServiceReference<?>[] refs = context.getAllServiceReferences(className, null);
@@ -55,6 +59,9 @@ final class Services implements AutoCloseable {
                 List<ServiceReference<?>> sorted = new ArrayList<>(List.of(refs));
                 sorted.sort(Comparator.<ServiceReference<?>>naturalOrder().reversed());
                 for (ServiceReference<?> ref : sorted) {
+                    if (!obtainable(ref)) {
+                        continue;
+                    }
                     Map<String, Object> props = new TreeMap<>();
                     for (String key : ref.getPropertyKeys()) {
                         props.put(key, ref.getProperty(key));
@@ -66,6 +73,20 @@ final class Services implements AutoCloseable {
             throw new IllegalStateException("no filter was given", e);
         }
         return result;
+    }
+
+    private boolean obtainable(ServiceReference<?> ref) {
+        Object service;
+        try {
+            service = context.getService(ref);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (service == null) {
+            return false;
+        }
+        gotten.add(ref);
+        return true;
     }
 
     private <T> List<ServiceReference<T>> references(Class<T> type, String filter) {

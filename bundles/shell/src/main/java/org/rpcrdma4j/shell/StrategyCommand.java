@@ -31,7 +31,7 @@ public class StrategyCommand implements Action {
     @Completion(StrategyCompleter.class)
     private String name;
 
-    @Option(name = "-w", aliases = "--wait", description = "seconds to wait for the transport to apply the switch (default 5)")
+    @Option(name = "-w", aliases = "--wait", description = "seconds to wait for the transport to apply the switch")
     private int waitSeconds = 5;
 
     @Reference

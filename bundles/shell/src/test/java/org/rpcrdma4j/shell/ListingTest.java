@@ -91,7 +91,7 @@ class ListingTest {
         assertEquals("10.0.0.1:20049", Endpoints.format(new InetSocketAddress("10.0.0.1", 20049)));
         assertEquals("[0:0:0:0:0:0:0:1]:1", Endpoints.format(new InetSocketAddress("::1", 1)));
         assertEquals(new InetSocketAddress("127.0.0.1", 20049), Endpoints.connectable(new InetSocketAddress("0.0.0.0", 20049)));
-        assertEquals(new InetSocketAddress("::1", 2049), Endpoints.connectable(new InetSocketAddress("::", 2049)));
+        assertEquals(new InetSocketAddress("127.0.0.1", 2049), Endpoints.connectable(new InetSocketAddress("::", 2049)));
         InetSocketAddress specific = new InetSocketAddress("10.0.0.1", 20049);
         assertEquals(specific, Endpoints.connectable(specific));
     }

@@ -64,7 +64,7 @@ class ListingTest {
         String text = Fakes.render(ConnectionListing.connections(c));
         assertEquals(List.of("192.0.2.7:40001", "192.0.2.1:20049", "open", "32", "4096", "no", "10", "10", "0", "1", "2"),
                 Fakes.cells(Fakes.line(text, "192.0.2.7")));
-        assertEquals(List.of("[2001:db8:0:0:0:0:0:7]:40002", "192.0.2.1:20049", "closing", "128", "1024", "yes", "0", "0", "0", "0", "0"),
+        assertEquals(List.of("[2001:db8::7]:40002", "192.0.2.1:20049", "closing", "128", "1024", "yes", "0", "0", "0", "0", "0"),
                 Fakes.cells(Fakes.line(text, "[2001:db8")));
     }
 
@@ -89,11 +89,24 @@ class ListingTest {
     void addressesPrintNumericAndWildcardsConnectToLoopback() throws Exception {
         assertEquals("-", Endpoints.format(null));
         assertEquals("10.0.0.1:20049", Endpoints.format(new InetSocketAddress("10.0.0.1", 20049)));
-        assertEquals("[0:0:0:0:0:0:0:1]:1", Endpoints.format(new InetSocketAddress("::1", 1)));
+        assertEquals("[::1]:1", Endpoints.format(new InetSocketAddress("::1", 1)));
+        assertEquals("[::]:2049", Endpoints.format(new InetSocketAddress("::", 2049)));
         assertEquals(new InetSocketAddress("127.0.0.1", 20049), Endpoints.connectable(new InetSocketAddress("0.0.0.0", 20049)));
         assertEquals(new InetSocketAddress("127.0.0.1", 2049), Endpoints.connectable(new InetSocketAddress("::", 2049)));
         InetSocketAddress specific = new InetSocketAddress("10.0.0.1", 20049);
         assertEquals(specific, Endpoints.connectable(specific));
+    }
+
+    @Test
+    void ipv6IsShortenedAtItsLongestRunOfZeroGroups() {
+        assertEquals("::", Endpoints.compress("0:0:0:0:0:0:0:0"));
+        assertEquals("::1", Endpoints.compress("0:0:0:0:0:0:0:1"));
+        assertEquals("2001:db8::7", Endpoints.compress("2001:db8:0:0:0:0:0:7"));
+        assertEquals("fe80::1%eth0", Endpoints.compress("fe80:0:0:0:0:0:0:1%eth0"));
+        assertEquals("2001:db8:0:1::1", Endpoints.compress("2001:db8:0:1:0:0:0:1"), "the longer run");
+        assertEquals("2001::1:0:0:1:1", Endpoints.compress("2001:0:0:1:0:0:1:1"), "the first of equal runs");
+        assertEquals("2001:db8:0:1:2:3:4:5", Endpoints.compress("2001:db8:0:1:2:3:4:5"), "one zero group stays");
+        assertEquals("1::", Endpoints.compress("1:0:0:0:0:0:0:0"));
     }
 
     private static HostedTransport hosted(String name, InetSocketAddress address) {

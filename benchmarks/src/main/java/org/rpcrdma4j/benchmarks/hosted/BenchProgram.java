@@ -1,0 +1,76 @@
+package org.rpcrdma4j.benchmarks.hosted;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.dcache.oncrpc4j.xdr.XdrOpaque;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.transport.spi.UpperLayerBinding;
+
+/**
+ * BenchProgram - the oncrpc4j program both transports serve: NULL; ECHO of an opaque; READ(n)
+ * answering the first n bytes of a fixed {@value #MAX_READ_BYTES}-byte pattern as an opaque, the
+ * shape of an NFS READ reply (its data a DDP-eligible item, see {@link #BINDING}).
+ *
+ * <p>The READ data are built once, so a call costs the transport's work and oncrpc4j's encoding,
+ * not the program's. Threading: stateless apart from that immutable array; any worker may run it.
+ */
+final class BenchProgram implements RpcDispatchable {
+    static final int PROGRAM = 0x2000_0b5c;
+    static final int VERSION = 1;
+    static final int NULL = 0;
+    static final int ECHO = 1;
+    static final int READ = 2;
+    /** Longest READ reply the program serves. */
+    static final int MAX_READ_BYTES = 1 << 20;
+
+    /** READ replies carry their data as a DDP-eligible item: the opaque that starts the results. */
+    static final UpperLayerBinding BINDING = new UpperLayerBinding() {
+        @Override
+        public int program() {
+            return BenchProgram.PROGRAM;
+        }
+
+        @Override
+        public boolean isDdpEligibleReply(int version, int procedure) {
+            return version == VERSION && procedure == READ;
+        }
+
+        @Override
+        public int locateReplyItem(int version, int procedure, ByteBuffer result) {
+            return result.remaining() >= 4 ? 0 : -1;
+        }
+    };
+
+    private final byte[] data = BenchRpc.pattern(MAX_READ_BYTES);
+
+    @Override
+    public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+        switch (call.getProcedure()) {
+            case NULL -> {
+                call.retrieveCall(XdrVoid.XDR_VOID);
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case ECHO -> {
+                XdrOpaque argument = new XdrOpaque();
+                call.retrieveCall(argument);
+                call.reply(argument);
+            }
+            case READ -> {
+                XdrInt n = new XdrInt();
+                call.retrieveCall(n);
+                if (n.intValue() < 0 || n.intValue() > MAX_READ_BYTES) {
+                    call.failRpcGarbage();
+                    return;
+                }
+                call.reply(new XdrOpaque(n.intValue() == MAX_READ_BYTES ? data : Arrays.copyOf(data, n.intValue())));
+            }
+            default -> call.failProcedureUnavailable();
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package org.rpcrdma4j.benchmarks.hosted;
+
+import java.nio.ByteBuffer;
+
+/**
+ * BenchRpc - the benchmark's ONC RPC messages (RFC 5531), built by hand so that both transports
+ * carry exactly the same bytes: calls with AUTH_NONE, the replies they must get, and the checks.
+ *
+ * <pre>
+ *  call:  xid | CALL=0 | rpcvers=2 | prog | vers | proc | cred 0,0 | verf 0,0 | arguments
+ *         0     4        8           12     16     20     24         32         40
+ *  reply: xid | REPLY=1 | MSG_ACCEPTED=0 | verf 0,0 | SUCCESS=0 | results
+ *         0     4         8                12         20          24
+ * </pre>
+ *
+ * <p>Two checks: {@link #isAnswered} on the hot path (xid, accepted SUCCESS, the length and the
+ * first result word: no copy, no allocation); {@link #expectedReply} for the byte-exact check
+ * of the calls made in setup and teardown.
+ */
+final class BenchRpc {
+    static final int CALL_HEADER_BYTES = 40;
+    static final int REPLY_HEADER_BYTES = 24;
+    /** Offset of the argument (opaque length word, or READ's count) in a call. */
+    static final int ARGUMENT_OFFSET = CALL_HEADER_BYTES;
+
+    private BenchRpc() {
+    }
+
+    /** @return n bytes of the READ pattern, byte i being {@link #patternByte(int)} */
+    static byte[] pattern(int n) {
+        byte[] data = new byte[n];
+        for (int i = 0; i < n; i++) {
+            data[i] = patternByte(i);
+        }
+        return data;
+    }
+
+    /** @return byte i of the READ pattern (not periodic in 256, so a shifted copy does not match) */
+    static byte patternByte(int i) {
+        return (byte) (i * 31 + (i >>> 8) * 7 + 1);
+    }
+
+    /** @return a NULL call, position 0, xid to be set with {@link #setXid} */
+    static ByteBuffer nullCall() {
+        return header(BenchProgram.NULL, 0).flip();
+    }
+
+    /** @return an ECHO call of {@code data}, XDR-padded */
+    static ByteBuffer echoCall(byte[] data) {
+        ByteBuffer b = header(BenchProgram.ECHO, 4 + padded(data.length));
+        b.putInt(data.length).put(data);
+        return b.position(b.capacity()).flip();
+    }
+
+    /** @return a READ call asking for {@code count} bytes */
+    static ByteBuffer readCall(int count) {
+        return header(BenchProgram.READ, 4).putInt(count).flip();
+    }
+
+    /** setXid() - the next call's xid, written in place (the buffer MUST NOT be in flight). */
+    static void setXid(ByteBuffer call, int xid) {
+        call.putInt(0, xid);
+    }
+
+    /** @return results for an opaque reply: length word, data, padding */
+    static byte[] opaqueResults(byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(4 + padded(data.length));
+        b.putInt(data.length).put(data);
+        return b.array();
+    }
+
+    /** @return the complete reply a call with this xid must get: accepted, SUCCESS, then {@code results} */
+    static byte[] expectedReply(int xid, byte[] results) {
+        ByteBuffer b = ByteBuffer.allocate(REPLY_HEADER_BYTES + results.length);
+        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).put(results);
+        return b.array();
+    }
+
+    /**
+     * isAnswered() - the hot-path check of a reply: its xid, an accepted SUCCESS with an empty
+     * AUTH_NONE verifier, its length, and (when {@code firstResult} is not -1) the first result
+     * word, e.g. an opaque's length.
+     *
+     * <p>Assumptions: {@code reply} holds the reply from index 0 (absolute gets, nothing moved).
+     */
+    static boolean isAnswered(ByteBuffer reply, int length, int xid, int expectedLength, int firstResult) {
+        return length == expectedLength && length >= REPLY_HEADER_BYTES
+                && reply.getInt(0) == xid && reply.getInt(4) == 1 && reply.getInt(8) == 0
+                && reply.getInt(12) == 0 && reply.getInt(16) == 0 && reply.getInt(20) == 0
+                && (firstResult == -1 || reply.getInt(REPLY_HEADER_BYTES) == firstResult);
+    }
+
+    static int padded(int n) {
+        return (n + 3) & ~3;
+    }
+
+    private static ByteBuffer header(int procedure, int argumentBytes) {
+        ByteBuffer b = ByteBuffer.allocate(CALL_HEADER_BYTES + argumentBytes);
+        b.putInt(0).putInt(0).putInt(2).putInt(BenchProgram.PROGRAM).putInt(BenchProgram.VERSION).putInt(procedure);
+        b.putInt(0).putInt(0).putInt(0).putInt(0);
+        return b;
+    }
+}

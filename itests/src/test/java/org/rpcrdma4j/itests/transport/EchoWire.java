@@ -1,0 +1,96 @@
+package org.rpcrdma4j.itests.transport;
+
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.client.CallRequest;
+
+/**
+ * The ONC RPC messages of the transport tests (RFC 5531 §9), built by hand so that a reply can be
+ * checked byte for byte: calls with AUTH_NONE credentials and verifier, an optional opaque
+ * argument, and the exact accepted reply the host server must send for them.
+ *
+ * <pre>
+ *  call:  xid | CALL=0 | rpcvers=2 | prog | vers | proc | AUTH_NONE, 0 | AUTH_NONE, 0   (10 words)
+ *         [ opaque length | opaque bytes, padded to a word ]        (with an argument only)
+ *  reply: xid | REPLY=1 | MSG_ACCEPTED=0 | AUTH_NONE, 0 | SUCCESS=0 [ | opaque length | bytes, padded ]
+ * </pre>
+ */
+final class EchoWire {
+    /** The echo program of these tests (user-defined range, RFC 5531 §7.3). */
+    static final int PROGRAM = 0x2000_0781;
+    static final int VERSION = 1;
+    static final int PROC_NULL = 0;
+    static final int PROC_ECHO = 1;
+    /** NFS (RFC 1813), for its NULL procedure. */
+    static final int NFS_PROGRAM = 100003;
+    static final int NFS_VERSION = 3;
+
+    static final int CALL_WORDS = 10;
+    /** Byte offset of an opaque argument's bytes, after its length word: its XDR position. */
+    static final int ARGUMENT_OFFSET = (CALL_WORDS + 1) * Integer.BYTES;
+    /** Words of an accepted, successful reply with an AUTH_NONE verifier, before the results. */
+    static final int REPLY_HEADER_WORDS = 6;
+
+    private EchoWire() {
+    }
+
+    /** @return a call message (position 0, limit at its end) with void arguments */
+    static ByteBuffer call(int xid, int program, int version, int procedure) {
+        return header(ByteBuffer.allocate(CALL_WORDS * Integer.BYTES), xid, program, version, procedure).flip();
+    }
+
+    /** @return an ECHO call of {@link #PROGRAM} whose argument is the opaque {@code data} */
+    static ByteBuffer echoCall(int xid, byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(CALL_WORDS * Integer.BYTES + Integer.BYTES + padded(data.length));
+        header(b, xid, PROGRAM, VERSION, PROC_ECHO).putInt(data.length).put(data);
+        return b.position(0);
+    }
+
+    /**
+     * @return an ECHO call whose argument bytes the server pulls with RDMA READ: a read chunk at
+     *         the argument's XDR position, the rest of the message inline
+     */
+    static CallRequest echoWithReadChunk(int xid, byte[] data) {
+        return CallRequest.builder(echoCall(xid, data)).readChunk(ARGUMENT_OFFSET, data.length).build();
+    }
+
+    /** @return the exact reply to a successful call with void results */
+    static byte[] voidReply(int xid) {
+        return replyHeader(ByteBuffer.allocate(REPLY_HEADER_WORDS * Integer.BYTES), xid).array();
+    }
+
+    /** @return the exact reply to an ECHO of {@code data} */
+    static byte[] echoReply(int xid, byte[] data) {
+        ByteBuffer b = ByteBuffer.allocate(REPLY_HEADER_WORDS * Integer.BYTES + Integer.BYTES + padded(data.length));
+        replyHeader(b, xid).putInt(data.length).put(data);
+        return b.array();
+    }
+
+    /** @return {@code length} bytes of a pattern that differs for every seed */
+    static byte[] pattern(int seed, int length) {
+        byte[] data = new byte[length];
+        for (int i = 0; i < length; i++) {
+            data[i] = (byte) (seed * 31 + i * 7 + (i >>> 8));
+        }
+        return data;
+    }
+
+    /** @return the remaining bytes of a buffer, which is left as it was */
+    static byte[] bytes(ByteBuffer buffer) {
+        byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return copy;
+    }
+
+    private static ByteBuffer header(ByteBuffer b, int xid, int program, int version, int procedure) {
+        return b.putInt(xid).putInt(0).putInt(2).putInt(program).putInt(version).putInt(procedure)
+                .putInt(0).putInt(0).putInt(0).putInt(0);
+    }
+
+    private static ByteBuffer replyHeader(ByteBuffer b, int xid) {
+        return b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+    }
+
+    private static int padded(int length) {
+        return (length + 3) & ~3;
+    }
+}

@@ -32,6 +32,7 @@ import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.itests.support.KarafTestSupport;
 import org.rpcrdma4j.itests.support.ShellCommands;
 import org.rpcrdma4j.server.HostedTransport;
+import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
@@ -128,6 +129,23 @@ public class ShellRdmaIT extends KarafTestSupport {
         }
         String none = shell().execute("rpcrdma:bench -n 10", TIMEOUT).strip();
         assertTrue(none, none.startsWith("no RPC program is registered with the host server"));
+    }
+
+    @Test
+    public void benchWithLargeArgumentsPullsThemWithRdmaRead() throws Exception {
+        RdmaTransportControl rdma = awaitRdma();
+        ServiceRegistration<RpcDispatchable> program = registerNullProgram();
+        try {
+            long readsBefore = rdma.statistics().get(Counter.READS);
+            String out = shell().execute("rpcrdma:bench -n 200 -c 4 -s 65536 --tcp", TIMEOUT);
+            assertTrue(out, out.contains("4 in flight, 65536 argument bytes"));
+            assertTrue(out, out.contains("rdma: 200 calls, 0 failures, 0 not run"));
+            assertTrue(out, out.contains("tcp: 200 calls, 0 failures, 0 not run"));
+            long reads = rdma.statistics().get(Counter.READS) - readsBefore;
+            assertTrue("every call's argument was pulled by RDMA READ: " + reads + " READs", reads >= 200);
+        } finally {
+            program.unregister();
+        }
     }
 
     @Test

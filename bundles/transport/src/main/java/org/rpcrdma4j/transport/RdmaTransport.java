@@ -79,6 +79,14 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
+     * @return replies sent through {@link PendingReply#send} whose SEND has not completed yet
+     *         (nor been dropped): an orderly stop waits for this to reach zero before closing
+     */
+    public int repliesInTransit() {
+        return engine.repliesInTransit().get();
+    }
+
+    /**
      * addStrategy() - offer a registration strategy; the first one added becomes active.
      *
      * @param strategy the strategy (an OSGi service or a {@link java.util.ServiceLoader} provider)

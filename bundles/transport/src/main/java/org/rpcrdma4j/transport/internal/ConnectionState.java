@@ -87,11 +87,12 @@ public final class ConnectionState implements RdmaConnection {
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
                     config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
-                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters);
+                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters,
+                    engine.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
             dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters);
             replySender = new ReplySender(engine.decoder(), new ParsedHeader(config.limits()), sendQueue,
-                    device.replyStaging(), errorReplies, counters, config.credits(),
+                    device.replyStaging(), errorReplies, counters, engine.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()), remoteInvalidation);
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                     sendQueue, counters, dispatcher);
@@ -279,6 +280,7 @@ public final class ConnectionState implements RdmaConnection {
             counters.increment(Counter.REPLIES_DROPPED);
             return;
         }
+        engine.repliesInTransit().incrementAndGet();
         submittedReplies.add(job);
         if (phase >= CLOSING) {
             // Raced with beginClose(): whichever of us drains the queue counts the drop.
@@ -305,6 +307,7 @@ public final class ConnectionState implements RdmaConnection {
     private void dropSubmittedReplies() {
         ReplyJob job;
         while ((job = submittedReplies.poll()) != null) {
+            engine.repliesInTransit().decrementAndGet();
             job.forgetReply();
             counters.increment(Counter.REPLIES_DROPPED);
         }

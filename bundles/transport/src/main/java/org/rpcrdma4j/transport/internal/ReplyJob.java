@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -21,12 +23,16 @@ final class ReplyJob implements PendingReply {
     private static final int OPEN = 0;
     private static final int SENT = 1;
     private static final int ABANDONED = 2;
+    /** A read list item on the wire: the "present" word, the position and a segment (RFC 8166 §4.2.1). */
+    private static final int READ_ITEM_BYTES = 6 * Integer.BYTES;
 
     private final ConnectionState connection;
     private final byte[] callHeader;
     private final int xid;
     private final long writeChunkCapacity;
     private final long replyChunkCapacity;
+    /** The one key all of the call's segments name, or null when none or several. */
+    private final Integer singleKey;
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private ByteBuffer reply;
     private int ddpItemOffset;
@@ -34,10 +40,47 @@ final class ReplyJob implements PendingReply {
     ReplyJob(ConnectionState connection, ByteBuffer receiveBuffer, ParsedHeader header) {
         this.connection = connection;
         this.xid = header.xid();
-        this.callHeader = new byte[header.bodyOffset()];
-        receiveBuffer.get(0, callHeader);
+        this.callHeader = replyRelevantHeader(receiveBuffer, header);
+        this.singleKey = singleKey(header);
         this.writeChunkCapacity = header.writeList().chunkCount() > 0 ? header.writeList().chunkLength(0) : 0;
         this.replyChunkCapacity = header.hasReplyChunk() ? header.replyChunk().totalLength() : 0;
+    }
+
+    /** Linux's rule for Send With Invalidate: every segment of every chunk of the call names one key. */
+    private static Integer singleKey(ParsedHeader header) {
+        Integer key = null;
+        SegmentList[] lists = {header.readList().segments(), header.writeList().segments(), header.replyChunk()};
+        for (SegmentList list : lists) {
+            for (int i = 0; i < list.count(); i++) {
+                if (key != null && list.handle(i) != key) {
+                    return null;
+                }
+                key = list.handle(i);
+            }
+        }
+        return key;
+    }
+
+    /** @return the key a Send With Invalidate may name, or null */
+    Integer singleKey() {
+        return singleKey;
+    }
+
+    /**
+     * The call's header as the reply needs it: the fixed words, an empty read list, then the
+     * write list and reply chunk exactly as received. The read list goes (its positions point
+     * into a body the copy does not keep, so it would not decode again), and the procedure
+     * becomes RDMA_MSG (an RDMA_NOMSG call without its position-zero chunk would not either).
+     */
+    private static byte[] replyRelevantHeader(ByteBuffer receiveBuffer, ParsedHeader header) {
+        int fixed = 4 * Integer.BYTES;
+        int readList = header.readList().segments().count() * READ_ITEM_BYTES + Integer.BYTES;
+        int rest = header.bodyOffset() - fixed - readList;
+        byte[] copy = new byte[fixed + Integer.BYTES + rest];
+        receiveBuffer.get(0, copy, 0, fixed);
+        ByteBuffer.wrap(copy).putInt(3 * Integer.BYTES, RpcRdma.RDMA_MSG).putInt(fixed, 0);
+        receiveBuffer.get(fixed + readList, copy, fixed + Integer.BYTES, rest);
+        return copy;
     }
 
     @Override

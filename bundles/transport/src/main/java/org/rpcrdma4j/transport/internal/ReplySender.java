@@ -56,6 +56,7 @@ final class ReplySender {
     private final ReplyStaging staging;
     private final ErrorReplies errorReplies;
     private final Counters counters;
+    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit;
     private final int credits;
     private final int sendLimit;
     private final boolean remoteInvalidation;
@@ -78,7 +79,9 @@ final class ReplySender {
     private boolean starvedStaging;
 
     ReplySender(HeaderDecoder decoder, ParsedHeader scratch, SendQueue sendQueue, ReplyStaging staging,
-                ErrorReplies errorReplies, Counters counters, int credits, int sendLimit, boolean remoteInvalidation) {
+                ErrorReplies errorReplies, Counters counters, java.util.concurrent.atomic.AtomicInteger repliesInTransit,
+                int credits, int sendLimit, boolean remoteInvalidation) {
+        this.repliesInTransit = repliesInTransit;
         this.decoder = decoder;
         this.call = scratch;
         this.sendQueue = sendQueue;
@@ -103,6 +106,7 @@ final class ReplySender {
     void dropAll() {
         while (!queue.isEmpty()) {
             queue.pollFirst().forgetReply();
+            repliesInTransit.decrementAndGet();
             counters.increment(Counter.REPLIES_DROPPED);
         }
         planned = null;
@@ -128,6 +132,10 @@ final class ReplySender {
             queue.pollFirst();
             job.forgetReply();
             planned = null;
+            if (mode == TOO_LARGE) {
+                // Answered by an error reply, not a SEND of its own: done with it now.
+                repliesInTransit.decrementAndGet();
+            }
             if (result < 0) {
                 return -1;
             }
@@ -143,6 +151,7 @@ final class ReplySender {
         if (status != DecodeStatus.OK) {
             // Decoded OK when the call arrived: only a bug gets here. Tell the client rather than hang.
             mode = TOO_LARGE;
+            counters.increment(Counter.POST_FAILURES);
             return;
         }
         ByteBuffer reply = job.reply();
@@ -178,7 +187,7 @@ final class ReplySender {
         if (mode != TOO_LARGE && (stagingBytes > staging.capacity() || requests > sendQueue.depth())) {
             mode = TOO_LARGE;
         }
-        chooseInvalidation();
+        chooseInvalidation(job);
     }
 
     /** Where the message goes in a reply's staging extent: after the item, cache-line aligned. */
@@ -186,26 +195,11 @@ final class ReplySender {
         return (itemLength + ReplyStaging.ALIGNMENT - 1) & -ReplyStaging.ALIGNMENT;
     }
 
-    /** Send With Invalidate when allowed and every segment of the call names the same key. */
-    private void chooseInvalidation() {
-        invalidate = false;
-        if (!remoteInvalidation) {
-            return;
-        }
-        int key = 0;
-        boolean seen = false;
-        SegmentList[] lists = {call.readList().segments(), call.writeList().segments(), call.replyChunk()};
-        for (SegmentList list : lists) {
-            for (int i = 0; i < list.count(); i++) {
-                if (seen && list.handle(i) != key) {
-                    return;
-                }
-                key = list.handle(i);
-                seen = true;
-            }
-        }
-        invalidate = seen;
-        invalidateKey = key;
+    /** Send With Invalidate when allowed and every segment of the call named the same key. */
+    private void chooseInvalidation(ReplyJob job) {
+        Integer key = job.singleKey();
+        invalidate = remoteInvalidation && key != null;
+        invalidateKey = invalidate ? key : 0;
     }
 
     /** @return 1 when answered, 0 never, -1 when the post failed */
@@ -232,6 +226,7 @@ final class ReplySender {
                 region = staging.region();
             } catch (VerbsException e) {
                 sendQueue.abandon(ctx);
+                repliesInTransit.decrementAndGet();
                 counters.increment(Counter.POST_FAILURES);
                 return -1;
             }
@@ -252,6 +247,7 @@ final class ReplySender {
             return 0;
         }
         SendWorkRequest first = build(job, ctx, region, extent);
+        ctx.carriesReply(true);
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
@@ -295,9 +291,9 @@ final class ReplySender {
             w = addWrites(ctx, w, chunk, 0, chunk.count(), region, at, reducedLength);
             sendLength = encoder.encodeNomsgReply(send, 0, send.capacity(), call, credits, written, reducedLength);
         }
-        SendWorkRequest sendRequest = ctx.prepareSend(sendLength);
+        SendWorkRequest sendRequest = ctx.prepareSend(sendLength, invalidate ? SendOpcode.SEND_WITH_INV : SendOpcode.SEND);
         if (invalidate) {
-            sendRequest.reset(SendOpcode.SEND_WITH_INV, sendRequest.id(), sendRequest.flags()).invalidateKey(invalidateKey);
+            sendRequest.invalidateKey(invalidateKey);
         }
         for (int i = 0; i < w; i++) {
             writes[i].next(i + 1 < w ? writes[i + 1] : sendRequest);

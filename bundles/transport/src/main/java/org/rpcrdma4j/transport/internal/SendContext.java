@@ -23,6 +23,8 @@ final class SendContext {
     /** The staging extent this SEND's reply data was pushed from, freed when the SEND completes. */
     private int stagingOffset;
     private int stagingLength;
+    /** Whether this SEND carries an RPC reply counted in the transport's replies in transit. */
+    private boolean carriesReply;
 
     SendContext(int index, MemoryRegion region, int offset, int length, int maxSge) {
         this.index = index;
@@ -47,7 +49,17 @@ final class SendContext {
      * @return the request, for more SGEs
      */
     SendWorkRequest prepareSend(int length) {
-        request.reset(SendOpcode.SEND, WorkRequestIds.of(WorkRequestIds.SEND, index), SendWorkRequest.SIGNALED);
+        return prepareSend(length, SendOpcode.SEND);
+    }
+
+    /**
+     * prepareSend() - make the request a signaled SEND or SEND_WITH_INV of the buffer's first
+     * {@code length} bytes (the caller sets the key to invalidate).
+     *
+     * @return the request, for more SGEs
+     */
+    SendWorkRequest prepareSend(int length, SendOpcode opcode) {
+        request.reset(opcode, WorkRequestIds.of(WorkRequestIds.SEND, index), SendWorkRequest.SIGNALED);
         request.next(null);
         return request.addSge(region, offset, length);
     }
@@ -60,6 +72,14 @@ final class SendContext {
     void holdStaging(int offset, int length) {
         stagingOffset = offset;
         stagingLength = length;
+    }
+
+    void carriesReply(boolean value) {
+        carriesReply = value;
+    }
+
+    boolean carriesReply() {
+        return carriesReply;
     }
 
     /** @return the staging extent's length, 0 when the SEND holds none */

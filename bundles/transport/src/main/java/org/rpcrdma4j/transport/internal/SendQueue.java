@@ -32,6 +32,7 @@ final class SendQueue {
     private int freeCount;
     private int outstanding;
     private final ReplyStaging staging;
+    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit;
     private QueuePair queuePair;
 
     /**
@@ -40,9 +41,10 @@ final class SendQueue {
      * @throws VerbsException when registration fails (nothing stays registered)
      */
     SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, ReplyStaging staging,
-              Counters counters) throws VerbsException {
+              Counters counters, java.util.concurrent.atomic.AtomicInteger repliesInTransit) throws VerbsException {
         this.depth = depth;
         this.staging = staging;
+        this.repliesInTransit = repliesInTransit;
         this.counters = counters;
         this.region = pd.registerMemory(ByteBuffer.allocateDirect(buffers * bufferLength), 0);
         this.contexts = new SendContext[buffers];
@@ -112,6 +114,10 @@ final class SendQueue {
 
     /** abandon() - give back a context that will not be posted, with its staging extent. */
     void abandon(SendContext context) {
+        if (context.carriesReply()) {
+            context.carriesReply(false);
+            repliesInTransit.decrementAndGet();
+        }
         if (context.stagingLength() > 0) {
             staging.free(context.stagingOffset(), context.stagingLength());
             context.holdStaging(0, 0);

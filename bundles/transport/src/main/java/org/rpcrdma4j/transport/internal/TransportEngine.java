@@ -49,6 +49,7 @@ public final class TransportEngine implements ConnectionEventHandler {
     private volatile boolean closeRequested;
     private volatile boolean closed;
     private volatile Runnable wakeup = () -> { };
+    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
      * Takes ownership of an open connection manager and listens.
@@ -272,6 +273,11 @@ public final class TransportEngine implements ConnectionEventHandler {
      */
     public void onWorkAvailable(Runnable action) {
         this.wakeup = java.util.Objects.requireNonNull(action, "action");
+    }
+
+    /** @return replies handed to the transport whose SEND has not completed (or been dropped) yet */
+    public java.util.concurrent.atomic.AtomicInteger repliesInTransit() {
+        return repliesInTransit;
     }
 
     /** wakeup() - another thread queued work for the completion loop. */

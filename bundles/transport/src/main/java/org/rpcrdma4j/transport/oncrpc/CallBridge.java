@@ -82,7 +82,10 @@ final class CallBridge implements RpcCallHandler {
         } finally {
             call.release();
         }
+        // Counted before the check, so a stop that sees refusing and then zero in flight cannot miss this call.
+        inFlight.incrementAndGet();
         if (refusing) {
+            inFlight.decrementAndGet();
             LOG.info("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress());
             reply.abandon();
@@ -95,18 +98,22 @@ final class CallBridge implements RpcCallHandler {
             ReplyCache.Entry[] found = new ReplyCache.Entry[1];
             switch (cache.begin(key, found)) {
                 case IN_PROGRESS:
+                    inFlight.decrementAndGet();
                     retransmitsDropped.increment();
                     reply.abandon();
                     return;
                 case ANSWERED:
                     retransmitsAnswered.increment();
-                    reply.send(found[0].reply(), found[0].ddpItemOffset());
+                    try {
+                        reply.send(found[0].reply(), found[0].ddpItemOffset());
+                    } finally {
+                        inFlight.decrementAndGet();
+                    }
                     return;
                 default:
                     break;
             }
         }
-        inFlight.incrementAndGet();
         CallTransport transport = new CallTransport(this, reply, target != null ? target : new int[3], key);
         RpcCallDispatcher.Outcome outcome = dispatcher.receive(new Xdr(body), transport);
         switch (outcome) {

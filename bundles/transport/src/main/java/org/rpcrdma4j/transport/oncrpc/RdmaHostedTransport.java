@@ -209,7 +209,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
         }
         b.refuseNewCalls();
         long graceEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(STOP_GRACE_SECONDS);
-        while (b.inFlight() > 0 && System.nanoTime() < graceEnd) {
+        while ((b.inFlight() > 0 || t.repliesInTransit() > 0) && System.nanoTime() < graceEnd) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
         if (b.inFlight() > 0) {

@@ -147,6 +147,23 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void aClientAllowingRemoteInvalidationGetsSendWithInvalidateOfItsOneKey() throws Exception {
+        RpcRdmaClient client = client(ClientConfig.builder().progressThread(true).remoteInvalidation(true).build());
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(10_000));
+        RpcReply reply;
+        try {
+            reply = client.call(CallRequest.builder(message.duplicate()).writeChunk(16384).build(), TIMEOUT);
+        } catch (java.io.IOException e) {
+            throw new AssertionError("server " + stats() + " client " + client.statistics(), e);
+        }
+        assertTrue(reply.invalidatedKey().isPresent(), "the write chunk's key was invalidated by the SEND");
+        assertArrayEquals(overTcp(message.duplicate()), RpcWire.whole(reply, true));
+        assertEquals(1, stats().get(Counter.SEND_WITH_INVALIDATE));
+        RpcReply plain = client().call(CallRequest.builder(message.duplicate()).writeChunk(16384).build(), TIMEOUT);
+        assertFalse(plain.invalidatedKey().isPresent(), "not for a client that did not allow it");
+    }
+
+    @Test
     void largeRepliesWithoutADdpItemTakeTheReplyChunk() throws Exception {
         RpcRdmaClient client = client();
         byte[] data = new byte[100_000];

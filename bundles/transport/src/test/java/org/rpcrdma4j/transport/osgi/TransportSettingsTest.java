@@ -1,0 +1,62 @@
+package org.rpcrdma4j.transport.osgi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * TransportSettingsTest - the metatype defaults make a valid configuration, and each bad value is
+ * refused with a message naming its property (what the component logs before keeping the
+ * previous configuration).
+ */
+class TransportSettingsTest {
+    /** A config answering the metatype defaults, except the overrides. */
+    private static RdmaTransportConfig config(Map<String, Object> overrides) {
+        return (RdmaTransportConfig) Proxy.newProxyInstance(RdmaTransportConfig.class.getClassLoader(),
+                new Class<?>[] {RdmaTransportConfig.class}, (proxy, method, args) -> {
+                    if (overrides.containsKey(method.getName())) {
+                        return overrides.get(method.getName());
+                    }
+                    if (method.getDefaultValue() != null) {
+                        return method.getDefaultValue();
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @Test
+    void theDefaultsAreValid() {
+        TransportSettings s = TransportSettings.of(config(Map.of()));
+        assertEquals("loopback", s.provider());
+        assertEquals(20049, s.port());
+        assertEquals(64, s.transportConfig().credits());
+        assertEquals("lkey", s.activeStrategy());
+        assertTrue(s.enabled());
+    }
+
+    @Test
+    void eachBadValueIsRefusedNamingItsProperty() {
+        Map<String, Object> bad = Map.of("credits", 0, "port", 70000, "inlineReceiveThreshold", 1000,
+                "maxOutstandingReads", 500, "replyStagingBytes", 1, "maxReadChunks", 0, "replyCacheEntries", -1,
+                "replyCacheMaxReplyBytes", 1 << 21, "bindAddress", "", "provider", " ");
+        for (Map.Entry<String, Object> e : bad.entrySet()) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> TransportSettings.of(config(Map.of(e.getKey(), e.getValue()))), e.getKey());
+            assertTrue(refused.getMessage().contains(e.getKey()), e.getKey() + ": " + refused.getMessage());
+        }
+    }
+
+    @Test
+    void onlyAStrategyChangeIsSwitchedInPlace() {
+        TransportSettings base = TransportSettings.of(config(Map.of()));
+        assertTrue(base.sameExceptStrategy(TransportSettings.of(config(Map.of("activeStrategy", "frmr")))));
+        assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("credits", 32)))));
+        assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("provider", "disni")))));
+    }
+}

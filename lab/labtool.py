@@ -132,6 +132,9 @@ def report(args):
     w("| guest CPU | %s (%s vCPU, %s MiB) |" % (info.get("cpu", "?"), info.get("cpus", "?"), info.get("mem_mib", "?")))
     w("| host CPU | %s |" % meta.get("host_cpu", "?"))
     w("| guest Java | %s |" % info.get("java", "?"))
+    crashes = [r[2] for r in recs if r[0] == "info" and r[1] == "karaf-crash"]
+    if crashes:
+        w("| Karaf JVM crashes | %s |" % "; ".join(crashes))
     w("| fio | %s, %s s per job, 64 MiB file, direct I/O, libaio |" % (info.get("fio", "?"), meta.get("fio_runtime", "?")))
     w("| RDMA device | %s |" % info.get("rxe", "?"))
     w("| assembly | %s |" % meta.get("assembly", "?"))
@@ -222,6 +225,13 @@ def report(args):
         w("| found | passed | failed | skipped | aborted | exit |")
         w("|---:|---:|---:|---:|---:|---:|")
         w("| %s | %s | %s | %s | %s | %s |" % (found, okn, failn, skip, abort, rc))
+        failed_tests = [r for r in recs if r[0] == "conformance-failed"]
+        if failed_tests:
+            w("")
+            w("Failed:")
+            w("")
+            for r in failed_tests:
+                w("- `%s`: %s" % (r[1], r[2] if len(r) > 2 else ""))
         if why:
             w("")
             w("First skip reason: %s" % why)
@@ -231,7 +241,7 @@ def report(args):
     w("")
     w("| step | seconds |")
     w("|---|---:|")
-    for k, label in [("image_s", "guest image (%s)" % meta.get("image_state", "")), ("prepare_s", "host preparation (kit, checks)"),
+    for k, label in [("image_s", "guest image: debootstrap + mkfs (%s)" % meta.get("image_state", "")), ("prepare_s", "host preparation (kit, checks)"),
                      ("boot_s", "guest boot to init (guest clock)"), ("qemu_s", "qemu run, boot to power-off"),
                      ("total_s", "lab/run in all")]:
         if meta.get(k):

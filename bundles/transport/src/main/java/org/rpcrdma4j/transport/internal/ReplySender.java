@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.internal;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.DecodeStatus;
 import org.rpcrdma4j.codec.HeaderDecoder;
@@ -56,7 +57,7 @@ final class ReplySender {
     private final ReplyStaging staging;
     private final ErrorReplies errorReplies;
     private final Counters counters;
-    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit;
+    private final AtomicInteger repliesInTransit;
     private final int credits;
     private final int sendLimit;
     private final boolean remoteInvalidation;
@@ -79,7 +80,7 @@ final class ReplySender {
     private boolean starvedStaging;
 
     ReplySender(HeaderDecoder decoder, ParsedHeader scratch, SendQueue sendQueue, ReplyStaging staging,
-                ErrorReplies errorReplies, Counters counters, java.util.concurrent.atomic.AtomicInteger repliesInTransit,
+                ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
                 int credits, int sendLimit, boolean remoteInvalidation) {
         this.repliesInTransit = repliesInTransit;
         this.decoder = decoder;

@@ -2,6 +2,7 @@ package org.rpcrdma4j.transport.internal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -32,7 +33,7 @@ final class SendQueue {
     private int freeCount;
     private int outstanding;
     private final ReplyStaging staging;
-    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit;
+    private final AtomicInteger repliesInTransit;
     private QueuePair queuePair;
 
     /**
@@ -41,7 +42,7 @@ final class SendQueue {
      * @throws VerbsException when registration fails (nothing stays registered)
      */
     SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, ReplyStaging staging,
-              Counters counters, java.util.concurrent.atomic.AtomicInteger repliesInTransit) throws VerbsException {
+              Counters counters, AtomicInteger repliesInTransit) throws VerbsException {
         this.depth = depth;
         this.staging = staging;
         this.repliesInTransit = repliesInTransit;
@@ -95,11 +96,11 @@ final class SendQueue {
 
     /** @return a free send context, or null (counted) when every buffer is in use */
     SendContext acquire() {
-        if (freeCount == 0) {
+        SendContext context = tryAcquire();
+        if (context == null) {
             counters.increment(Counter.SEND_BUFFER_STARVATION);
-            return null;
         }
-        return contexts[freeStack[--freeCount]];
+        return context;
     }
 
     /** @return a free send context, or null (not counted: the caller counts episodes) */

@@ -4,7 +4,9 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderDecoder;
@@ -49,7 +51,7 @@ public final class TransportEngine implements ConnectionEventHandler {
     private volatile boolean closeRequested;
     private volatile boolean closed;
     private volatile Runnable wakeup = () -> { };
-    private final java.util.concurrent.atomic.AtomicInteger repliesInTransit = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger repliesInTransit = new AtomicInteger();
 
     /**
      * Takes ownership of an open connection manager and listens.
@@ -272,11 +274,11 @@ public final class TransportEngine implements ConnectionEventHandler {
      * @param action a cheap, non-blocking action safe from any thread
      */
     public void onWorkAvailable(Runnable action) {
-        this.wakeup = java.util.Objects.requireNonNull(action, "action");
+        this.wakeup = Objects.requireNonNull(action, "action");
     }
 
     /** @return replies handed to the transport whose SEND has not completed (or been dropped) yet */
-    public java.util.concurrent.atomic.AtomicInteger repliesInTransit() {
+    public AtomicInteger repliesInTransit() {
         return repliesInTransit;
     }
 

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.channels.CompletionHandler;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -16,39 +15,15 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * and {@link #isOpen()} follows the connection; a program then falls back as it would for a
  * client without a backchannel.
  */
-final class BackchannelTransport implements RpcTransport {
-    private final RdmaConnection connection;
-    private final ReplyQueue replyQueue;
-
+final class BackchannelTransport extends ConnectionTransport {
     BackchannelTransport(RdmaConnection connection, ReplyQueue replyQueue) {
-        this.connection = connection;
-        this.replyQueue = replyQueue;
+        super(connection, replyQueue);
     }
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        handler.failed(new IOException("RPC-over-RDMA backchannel (RFC 8167) calls to " + connection.remoteAddress()
+        handler.failed(new IOException("RPC-over-RDMA backchannel (RFC 8167) calls to " + connection().remoteAddress()
                 + " are not supported"), attachment);
-    }
-
-    @Override
-    public ReplyQueue getReplyQueue() {
-        return replyQueue;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return connection.isOpen();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return connection.localAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return connection.remoteAddress();
     }
 
     @Override
@@ -57,17 +32,7 @@ final class BackchannelTransport implements RpcTransport {
     }
 
     @Override
-    public void startTLS() {
-        throw new IllegalStateException("RPC-over-RDMA has no TLS (RFC 9289 is for TCP)");
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
-    }
-
-    @Override
     public String toString() {
-        return "rdma-backchannel[" + connection.remoteAddress() + "]";
+        return "rdma-backchannel[" + connection().remoteAddress() + "]";
     }
 }

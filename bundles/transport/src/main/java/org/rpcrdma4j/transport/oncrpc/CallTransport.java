@@ -1,16 +1,13 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
-import org.rpcrdma4j.transport.RdmaConnection;
 
 /**
  * CallTransport - the {@link RpcTransport} one received call is dispatched with: oncrpc4j sends
@@ -21,7 +18,7 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * <p>The first REPLY sent is this call's reply; anything else (a second reply, a call message:
  * the backchannel) fails its handler with an exception that says why. Threading: any thread.
  */
-final class CallTransport implements RpcTransport {
+final class CallTransport extends ConnectionTransport {
     private final CallBridge bridge;
     private final PendingReply reply;
     private final int program;
@@ -31,6 +28,7 @@ final class CallTransport implements RpcTransport {
     private final AtomicBoolean answered = new AtomicBoolean();
 
     CallTransport(CallBridge bridge, PendingReply reply, int[] target, ReplyCache.Key cacheKey) {
+        super(reply.connection(), bridge.replyQueue());
         this.bridge = bridge;
         this.reply = reply;
         this.program = target[0];
@@ -60,42 +58,6 @@ final class CallTransport implements RpcTransport {
             return;
         }
         handler.completed(length, attachment);
-    }
-
-    @Override
-    public ReplyQueue getReplyQueue() {
-        return bridge.replyQueue();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return reply.connection().isOpen();
-    }
-
-    @Override
-    public InetSocketAddress getLocalSocketAddress() {
-        return reply.connection().localAddress();
-    }
-
-    @Override
-    public InetSocketAddress getRemoteSocketAddress() {
-        return reply.connection().remoteAddress();
-    }
-
-    @Override
-    public RpcTransport getPeerTransport() {
-        RdmaConnection connection = reply.connection();
-        return new BackchannelTransport(connection, bridge.replyQueue());
-    }
-
-    @Override
-    public void startTLS() {
-        throw new IllegalStateException("RPC-over-RDMA has no TLS (RFC 9289 is for TCP)");
-    }
-
-    @Override
-    public boolean isTLS() {
-        return false;
     }
 
     @Override

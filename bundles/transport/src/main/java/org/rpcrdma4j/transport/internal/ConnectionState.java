@@ -18,6 +18,8 @@ import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * ConnectionState - one accepted connection: its completion queue, receive pool, send queue and
@@ -38,6 +40,7 @@ public final class ConnectionState implements RdmaConnection {
     private static final int ESTABLISHED = 1;
     private static final int CLOSING = 2;
     private static final int CLOSED = 3;
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionState.class);
 
     private final TransportEngine engine;
     private final Connection connection;
@@ -69,7 +72,9 @@ public final class ConnectionState implements RdmaConnection {
         this.remoteAddress = connection.remoteAddress();
         this.localAddress = connection.localAddress();
         this.replySizeLimit = peer != null ? peer.maxReceiveSize() : RpcRdma.DEFAULT_INLINE_THRESHOLD;
-        this.remoteInvalidation = peer != null && peer.remoteInvalidate();
+        // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
+        // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
+        this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
     }
 
     /**
@@ -164,12 +169,12 @@ public final class ConnectionState implements RdmaConnection {
         work += takeSubmittedReplies();
         work += readScheduler.pump();
         if (!sendQueue.pump()) {
-            beginClose(true);
+            fail(sendQueue.failure());
         }
         if (phase < CLOSING) {
             int replies = replySender.pump();
             if (replies < 0) {
-                beginClose(true);
+                fail(sendQueue.failure());
             } else {
                 work += replies;
             }
@@ -189,7 +194,7 @@ public final class ConnectionState implements RdmaConnection {
             n = completionQueue.poll(completions, completions.length);
         } catch (VerbsException e) {
             counters.increment(Counter.POST_FAILURES);
-            beginClose(true);
+            fail("polling the completion queue failed: " + e.getMessage());
             return 0;
         }
         for (int i = 0; i < n; i++) {
@@ -200,7 +205,7 @@ public final class ConnectionState implements RdmaConnection {
                     break;
                 case WorkRequestIds.SEND:
                     if (!sendQueue.onSendCompletion(wc)) {
-                        beginClose(true);
+                        fail(sendQueue.failure());
                     }
                     break;
                 case WorkRequestIds.READ:
@@ -208,7 +213,7 @@ public final class ConnectionState implements RdmaConnection {
                     break;
                 case WorkRequestIds.WRITE:
                     if (!sendQueue.onWriteCompletion(wc)) {
-                        beginClose(true);
+                        fail(sendQueue.failure());
                     }
                     break;
                 default:
@@ -224,7 +229,7 @@ public final class ConnectionState implements RdmaConnection {
             return receivePool.postReceives(queuePair);
         } catch (VerbsException e) {
             counters.increment(Counter.POST_FAILURES);
-            beginClose(true);
+            fail("posting receives failed: " + e.getMessage());
             return 0;
         }
     }
@@ -234,7 +239,7 @@ public final class ConnectionState implements RdmaConnection {
         if (!wc.isSuccess()) {
             if (wc.status() != CompletionStatus.WORK_REQUEST_FLUSHED) {
                 counters.increment(Counter.RECEIVE_ERRORS);
-                beginClose(true);
+                fail("a receive completed with " + SendQueue.describe(wc));
             }
             receivePool.recycle(ctx);
         } else if (phase >= CLOSING) {
@@ -242,6 +247,19 @@ public final class ConnectionState implements RdmaConnection {
         } else {
             dispatcher.onMessage(ctx, wc.byteCount());
         }
+    }
+
+    /**
+     * fail() - an error forces the connection closed: say why, once per connection, naming the
+     * peer (the counters say how often; this line says what happened).
+     *
+     * @param reason what failed
+     */
+    void fail(String reason) {
+        if (phase < CLOSING) {
+            LOG.warn("RPC-over-RDMA connection from {} to {} closes: {}", remoteAddress, localAddress, reason);
+        }
+        beginClose(true);
     }
 
     /**

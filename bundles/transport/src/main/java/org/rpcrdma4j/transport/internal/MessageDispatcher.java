@@ -116,7 +116,7 @@ final class MessageDispatcher implements ReadScheduler.Listener {
 
     private void reply(boolean posted) {
         if (!posted) {
-            connection.beginClose(true);
+            connection.fail("an error reply could not be sent");
         }
     }
 
@@ -148,8 +148,8 @@ final class MessageDispatcher implements ReadScheduler.Listener {
     }
 
     @Override
-    public void onReadError() {
-        connection.beginClose(true);
+    public void onReadError(String reason) {
+        connection.fail(reason);
     }
 
     @Override

@@ -31,8 +31,12 @@ final class ReadScheduler {
         /** The call failed and nothing of it is in flight any more; drop it. */
         void onReadsFailed(ReceiveContext ctx);
 
-        /** A READ failed with an error (not a flush): the connection must close. */
-        void onReadError();
+        /**
+         * A READ failed with an error (not a flush): the connection must close.
+         *
+         * @param reason what failed, for the log line
+         */
+        void onReadError(String reason);
 
         /**
          * The strategy the call was planned with went away before it took any sink: plan it
@@ -171,7 +175,8 @@ final class ReadScheduler {
             if (accepted == 0) {
                 finishSlot(slot);
             }
-            listener.onReadError();
+            listener.onReadError("posting an RDMA READ chain of " + n + " request(s) failed at request " + e.failedIndex() + ": "
+                    + e.getMessage());
             return 0;
         }
         counters.readStarted(plan.pool().name());
@@ -199,7 +204,7 @@ final class ReadScheduler {
             slotFailed[slot] = true;
             if (wc.status() != CompletionStatus.WORK_REQUEST_FLUSHED) {
                 counters.increment(Counter.READ_ERRORS);
-                listener.onReadError();
+                listener.onReadError("an RDMA READ of a read chunk completed with " + SendQueue.describe(wc));
             }
         }
         if (--slotPending[slot] == 0) {

@@ -229,6 +229,7 @@ final class ReplySender {
                 sendQueue.abandon(ctx);
                 repliesInTransit.decrementAndGet();
                 counters.increment(Counter.POST_FAILURES);
+                sendQueue.failed("registering the reply staging memory failed: " + e.getMessage());
                 return -1;
             }
             extent = staging.allocate(stagingBytes);
@@ -260,6 +261,8 @@ final class ReplySender {
                 sendQueue.abandon(ctx);
             }
             counters.increment(Counter.POST_FAILURES);
+            sendQueue.failed("posting a reply's " + (requests > 1 ? requests - 1 + " RDMA WRITE(s) and its " : "")
+                    + (invalidate ? "SEND_WITH_INV" : "SEND") + " failed at request " + e.failedIndex() + ": " + e.getMessage());
             return -1;
         }
         countPosted();

@@ -9,6 +9,7 @@ import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
 
@@ -32,6 +33,8 @@ final class SendQueue {
     private final Counters counters;
     private int freeCount;
     private int outstanding;
+    /** Why the send side failed first (a post or a completion), for the connection's log line. */
+    private String failure;
     private final ReplyStaging staging;
     private final AtomicInteger repliesInTransit;
     private QueuePair queuePair;
@@ -140,6 +143,26 @@ final class SendQueue {
         return post(context);
     }
 
+    /**
+     * failed() - remember why the send side failed (the first reason wins), for the log line
+     * that says why the connection closes.
+     */
+    void failed(String reason) {
+        if (failure == null) {
+            failure = reason;
+        }
+    }
+
+    /** @return why the send side failed, or null */
+    String failure() {
+        return failure;
+    }
+
+    /** describe() - a completion's status for a log line: the status and the vendor's code. */
+    static String describe(WorkCompletion wc) {
+        return wc.status() + (wc.vendorError() != 0 ? " (vendor error 0x" + Integer.toHexString(wc.vendorError()) + ")" : "");
+    }
+
     /** @return false when a post failed */
     boolean pump() {
         while (!waiting.isEmpty() && reserve(1)) {
@@ -159,6 +182,7 @@ final class SendQueue {
             unreserve(1);
             abandon(context);
             counters.increment(Counter.POST_FAILURES);
+            failed("posting a SEND failed: " + e.getMessage());
             return false;
         }
     }
@@ -171,10 +195,11 @@ final class SendQueue {
     boolean onSendCompletion(WorkCompletion wc) {
         outstanding--;
         abandon(contexts[WorkRequestIds.index(wc.id())]);
-        if (wc.isSuccess() || wc.status() == org.rpcrdma4j.verbs.CompletionStatus.WORK_REQUEST_FLUSHED) {
+        if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;
         }
         counters.increment(Counter.SEND_ERRORS);
+        failed("a SEND completed with " + describe(wc));
         return false;
     }
 
@@ -186,10 +211,11 @@ final class SendQueue {
      */
     boolean onWriteCompletion(WorkCompletion wc) {
         outstanding--;
-        if (wc.isSuccess() || wc.status() == org.rpcrdma4j.verbs.CompletionStatus.WORK_REQUEST_FLUSHED) {
+        if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;
         }
         counters.increment(Counter.SEND_ERRORS);
+        failed("an RDMA WRITE of a reply completed with " + describe(wc));
         return false;
     }
 

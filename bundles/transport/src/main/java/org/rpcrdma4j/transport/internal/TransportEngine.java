@@ -181,8 +181,13 @@ public final class TransportEngine implements ConnectionEventHandler {
             case REJECTED:
             case UNREACHABLE:
             case DEVICE_REMOVAL:
-                if (state != null) {
-                    state.beginClose(event.type() != ConnectionEventType.DISCONNECTED);
+                if (state == null) {
+                    break;
+                }
+                if (event.type() == ConnectionEventType.DISCONNECTED) {
+                    state.beginClose(false);
+                } else {
+                    state.fail("the connection manager reported " + event.type());
                 }
                 break;
             default:

@@ -170,12 +170,27 @@ public abstract class TransportConformanceTest {
         RdmaConnection first = conns.get(0);
         RdmaConnection second = conns.get(1);
         assertEquals(2048, first.replySizeLimit());
-        assertTrue(first.remoteInvalidationAllowed());
+        assertEquals(capabilities().remoteInvalidation(), first.remoteInvalidationAllowed(), "asked for; allowed where the device can post it");
         assertEquals(1024, second.replySizeLimit(), "RFC 8166 default without private data");
         assertFalse(second.remoteInvalidationAllowed());
         assertEquals(withData.localAddress(), first.remoteAddress(), "the real peer address");
         assertEquals(without.localAddress(), second.remoteAddress());
         assertEquals(2, stats().get(Counter.CONNECTIONS_ACCEPTED));
+    }
+
+    @Test
+    void remoteInvalidationNeedsTheClientsConsentAndTheDevicesAbility() throws Exception {
+        // The Linux client always offers remote invalidation; a device that cannot post
+        // SEND_WITH_INV (DiSNI: user-space verbs without the opcode) must answer with plain SENDs.
+        DeviceCapabilities b = capabilities();
+        DeviceCapabilities noRemoteInvalidation = new DeviceCapabilities(b.transportType(), b.maxSendSge(), b.maxReceiveSge(),
+                b.maxReadSge(), b.maxInlineData(), b.maxQueueDepth(), b.maxCompletionQueueEntries(), b.maxOutstandingReads(),
+                b.maxIncomingReads(), b.fastRegistration(), false, b.maxFastRegistrationLength());
+        start(TransportConfig.DEFAULTS, noRemoteInvalidation);
+        harness.connect(new ConnectionPrivateData(1024, 2048, true));
+        RdmaConnection conn = harness.transport().connections().get(0);
+        assertFalse(conn.remoteInvalidationAllowed(), "the client asked, but the device cannot post SEND_WITH_INV");
+        assertEquals(2048, conn.replySizeLimit(), "the rest of the client's private data still counts");
     }
 
     @Test

@@ -46,8 +46,10 @@ final class DisniConnection implements Connection {
     private int resolution = -1;
     private int resolutionStatus;
     private ByteBuffer privateData;
-    private int peerInitiatorDepth;
-    private int peerResponderResources;
+    /** From the connect request, as the CM reports it to this (passive) side: READs we may issue. */
+    private int requestInitiatorDepth;
+    /** From the connect request, as the CM reports it to this side: READs we must be ready to serve. */
+    private int requestResponderResources;
 
     DisniConnection(DisniConnectionManager manager, RdmaCmId id, boolean passive) {
         this.manager = manager;
@@ -73,19 +75,32 @@ final class DisniConnection implements Connection {
         }
     }
 
-    /** The READ depths the peer's connect request asked for (accept clamps to them). */
-    synchronized void peerReadDepths(int initiatorDepth, int responderResources) {
-        this.peerInitiatorDepth = initiatorDepth;
-        this.peerResponderResources = responderResources;
+    /**
+     * The READ depths of the connect request, exactly as the connection manager reports them to
+     * the passive side (rdma_cm_event.param.conn). The CM has already turned them round: the IB CM
+     * puts the requester's responder resources into {@code initiator_depth} and its initiator depth
+     * into {@code responder_resources} (cm_format_req_event), iWARP's does the same with IRD/ORD.
+     * So {@code initiatorDepth} is how many RDMA READs this side may have in flight, and
+     * {@code responderResources} how many it must serve.
+     */
+    synchronized void requestedReadDepths(int initiatorDepth, int responderResources) {
+        this.requestInitiatorDepth = initiatorDepth;
+        this.requestResponderResources = responderResources;
     }
 
     /**
-     * The depths an accept answers with: ours, but never more READs served than the peer will
-     * issue, nor more issued than the peer will serve (rdma_accept's rule; svcrdma does the same).
+     * The depths an accept answers with: ours, clamped to what the request allows (svcrdma's
+     * rule: {@code sc_ord = min(param->initiator_depth, device max, svcrdma_ord)}, and a server
+     * that never lets its peer READ from it serves none). The Linux client asks for initiator
+     * depth 0 and offers its device's maximum responder resources; its request arrives here as
+     * {@code (initiatorDepth = that maximum, responderResources = 0)}, and the server gets the
+     * READ depth it needs to pull read chunks.
+     *
+     * @return {initiator depth, responder resources} for rdma_accept
      */
-    static int[] acceptDepths(QueuePairAttributes attributes, int peerInitiatorDepth, int peerResponderResources) {
-        return new int[] {Math.min(attributes.initiatorDepth(), peerResponderResources),
-            Math.min(attributes.responderResources(), peerInitiatorDepth)};
+    static int[] acceptDepths(QueuePairAttributes attributes, int requestInitiatorDepth, int requestResponderResources) {
+        return new int[] {Math.min(attributes.initiatorDepth(), requestInitiatorDepth),
+            Math.min(attributes.responderResources(), requestResponderResources)};
     }
 
     synchronized void onResolution(int type, int status) {
@@ -267,7 +282,7 @@ final class DisniConnection implements Connection {
         }
         int length = stagePrivateData(data, MAX_ACCEPT_PRIVATE_DATA);
         QueuePairAttributes a = queuePair.attributes();
-        int[] depths = acceptDepths(a, peerInitiatorDepth, peerResponderResources);
+        int[] depths = acceptDepths(a, requestInitiatorDepth, requestResponderResources);
         try {
             DisniExtensions.accept(handle, privateData, length, depths[0], depths[1], a.rnrRetryCount());
         } catch (IOException e) {

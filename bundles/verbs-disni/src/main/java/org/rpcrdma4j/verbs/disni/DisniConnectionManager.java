@@ -257,7 +257,7 @@ final class DisniConnectionManager implements ConnectionManager {
         }
         try {
             int depths = DisniExtensions.lastEventReadDepths(channelHandle);
-            connection.peerReadDepths(depths >>> 8, depths & 0xff);
+            connection.requestedReadDepths(depths >>> 8, depths & 0xff);
         } catch (IOException e) {
             connection.close();
             throw DisniErrors.toVerbs("connect request", e);

@@ -72,14 +72,17 @@ class DisniProviderUnitTest {
     }
 
     @Test
-    void acceptNeverOffersMoreReadsThanThePeerAsked() {
+    void acceptTakesTheRequestsDepthsAsTheConnectionManagerTurnedThemRound() {
         org.rpcrdma4j.verbs.QueuePairAttributes a = org.rpcrdma4j.verbs.QueuePairAttributes.builder(new NoQueue(), new NoQueue())
                 .initiatorDepth(8).responderResources(16).build();
-        int[] depths = DisniConnection.acceptDepths(a, 4, 32); // peer: 4 READs in flight, serves 32
-        assertEquals(8, depths[0], "initiator depth: ours, the peer serves more");
-        assertEquals(4, depths[1], "responder resources: no more than the peer issues");
-        depths = DisniConnection.acceptDepths(a, 64, 2);
-        assertEquals(2, depths[0]);
+        // The Linux client (xprtrdma) connects with initiator_depth 0 and responder_resources =
+        // its device's max_qp_rd_atom (rxe: 128); the CM reports that to us turned round.
+        int[] depths = DisniConnection.acceptDepths(a, 128, 0);
+        assertEquals(8, depths[0], "we may READ from the client: our own depth, the client serves 128");
+        assertEquals(0, depths[1], "the client never READs from us: no responder resources");
+        // A peer that serves 4 READs and issues 32: at most 4 of ours in flight, 16 served.
+        depths = DisniConnection.acceptDepths(a, 4, 32);
+        assertEquals(4, depths[0]);
         assertEquals(16, depths[1]);
     }
 

@@ -230,3 +230,42 @@ JNIEXPORT void JNICALL CLASS(reject)(JNIEnv *env, jclass cls, jlong id_handle, j
 	if (rdma_reject(id, private_data, len) != 0)
 		disni_throw_errno(env, "rdma_reject", errno);
 }
+
+/* Indices of the int[] filled by queryQueuePair; DisniExtensions.java names the same values. */
+enum {
+	QP_STATE,
+	QP_MAX_SEND_WR,
+	QP_MAX_RECV_WR,
+	QP_FIELDS
+};
+
+/*
+ * The queue pair's state and the queue sizes the device really gave it (ibv_query_qp). Devices
+ * round the sizes asked for at creation up (rxe to a power of two minus one), and a post fails
+ * with ENOMEM only beyond these.
+ */
+JNIEXPORT void JNICALL CLASS(queryQueuePair)(JNIEnv *env, jclass cls, jlong qp_handle, jintArray out)
+{
+	struct ibv_qp *qp = DISNI_PTR(struct ibv_qp, qp_handle);
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+	jint values[QP_FIELDS];
+	int ret;
+
+	(void)cls;
+	if (qp == NULL || out == NULL || (*env)->GetArrayLength(env, out) < QP_FIELDS) {
+		disni_throw_errno(env, "ibv_query_qp (null queue pair or short array)", EINVAL);
+		return;
+	}
+	memset(&attr, 0, sizeof(attr));
+	memset(&init, 0, sizeof(init));
+	ret = ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init);
+	if (ret != 0) {
+		disni_throw_errno(env, "ibv_query_qp", ret);
+		return;
+	}
+	values[QP_STATE] = attr.qp_state;
+	values[QP_MAX_SEND_WR] = (jint)attr.cap.max_send_wr;
+	values[QP_MAX_RECV_WR] = (jint)attr.cap.max_recv_wr;
+	(*env)->SetIntArrayRegion(env, out, 0, QP_FIELDS, values);
+}

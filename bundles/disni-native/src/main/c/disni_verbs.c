@@ -30,6 +30,16 @@
 
 #define CLASS(name) Java_com_ibm_disni_verbs_impl_NativeDispatcher_##name
 
+/*
+ * The errno of a failed ibv_post_send / ibv_post_recv. Providers disagree on the sign: rxe of
+ * rdma-core returns -ENOMEM for a full queue (post_one_send: "return -ENOMEM") where verbs.h
+ * documents a positive errno, as mlx5 returns it.
+ */
+static int post_errno(int ret)
+{
+	return ret < 0 ? -ret : ret;
+}
+
 JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
 {
 	struct ibv_qp *qp = DISNI_PTR(struct ibv_qp, qp_handle);
@@ -62,7 +72,7 @@ JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_han
 	} else {
 		ret = ibv_post_send(qp, wrs, &bad);
 		if (ret != 0)
-			disni_throw_post(env, "ibv_post_send", ret, bad != NULL ? (int)(bad - wrs) : 0);
+			disni_throw_post(env, "ibv_post_send", post_errno(ret), bad != NULL ? (int)(bad - wrs) : 0);
 	}
 	if (wrs != stack_wrs)
 		free(wrs);
@@ -96,7 +106,7 @@ JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_han
 	disni_translate_recvs((uint64_t)list, wrs, n);
 	ret = ibv_post_recv(qp, wrs, &bad);
 	if (ret != 0)
-		disni_throw_post(env, "ibv_post_recv", ret, bad != NULL ? (int)(bad - wrs) : 0);
+		disni_throw_post(env, "ibv_post_recv", post_errno(ret), bad != NULL ? (int)(bad - wrs) : 0);
 	if (wrs != stack_wrs)
 		free(wrs);
 }

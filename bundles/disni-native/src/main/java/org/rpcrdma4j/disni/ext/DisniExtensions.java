@@ -43,6 +43,30 @@ public final class DisniExtensions {
     /** Length of the array {@link #queryDevice} fills. */
     public static final int DEVICE_FIELDS = 10;
 
+    /** Index into {@link #queryQueuePair}'s result: the state (enum ibv_qp_state). */
+    public static final int QP_STATE = 0;
+    /** Index: the send queue's real size (cap.max_send_wr, at least what creation asked for). */
+    public static final int QP_MAX_SEND_WR = 1;
+    /** Index: the receive queue's real size (cap.max_recv_wr). */
+    public static final int QP_MAX_RECV_WR = 2;
+    /** Length of the array {@link #queryQueuePair} fills. */
+    public static final int QP_FIELDS = 3;
+
+    /** enum ibv_qp_state IBV_QPS_RESET. */
+    public static final int QPS_RESET = 0;
+    /** IBV_QPS_INIT. */
+    public static final int QPS_INIT = 1;
+    /** IBV_QPS_RTR. */
+    public static final int QPS_RTR = 2;
+    /** IBV_QPS_RTS. */
+    public static final int QPS_RTS = 3;
+    /** IBV_QPS_SQD. */
+    public static final int QPS_SQD = 4;
+    /** IBV_QPS_SQE. */
+    public static final int QPS_SQE = 5;
+    /** IBV_QPS_ERR. */
+    public static final int QPS_ERR = 6;
+
     /** enum ibv_transport_type IBV_TRANSPORT_IWARP. */
     public static final int TRANSPORT_IWARP = 1;
     /** IBV_LINK_LAYER_ETHERNET. */
@@ -148,4 +172,17 @@ public final class DisniExtensions {
      * @throws IOException when librdmacm refuses
      */
     public static native void reject(long id, ByteBuffer data, int length) throws IOException;
+
+    /**
+     * Queries a queue pair (ibv_query_qp): its current state and the queue sizes the device gave
+     * it, which may exceed what creation asked for (devices round up; rxe to 2^n - 1).
+     *
+     * <p>Assumptions: the queue pair MUST NOT be destroyed during the call (the caller serialises
+     * this with its destroy).
+     *
+     * @param qp a DiSNI queue pair handle ({@code NatObject.getObjId()} of its IbvQP)
+     * @param out at least {@link #QP_FIELDS} ints, filled at the QP_* indices
+     * @throws IOException EINVAL for a null handle or a short array; the device's errno otherwise
+     */
+    public static native void queryQueuePair(long qp, int[] out) throws IOException;
 }

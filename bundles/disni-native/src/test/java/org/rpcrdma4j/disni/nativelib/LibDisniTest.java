@@ -132,6 +132,7 @@ class LibDisniTest {
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.connect(0, null, 0, 1, 1, 7, 7)));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.accept(0, null, 0, 1, 1, 7)));
         assertEinval(assertThrows(IOException.class, () -> DisniExtensions.reject(0, null, 0)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.queryQueuePair(0, new int[DisniExtensions.QP_FIELDS])));
     }
 
     /**

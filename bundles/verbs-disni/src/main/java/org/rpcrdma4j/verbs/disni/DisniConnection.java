@@ -141,7 +141,11 @@ final class DisniConnection implements Connection {
         }
     }
 
-    /** The queue pair's state as the connection's life implies it. */
+    /**
+     * The queue pair's state as the connection's events imply it: cheap, for checks on the post
+     * path. It misses an error completion's move to the error state; {@link DisniQueuePair#state()}
+     * asks the device.
+     */
     synchronized QueuePairState queuePairState() {
         if (state == State.CONNECTED && !disconnectRequested) {
             return QueuePairState.READY_TO_SEND;
@@ -231,7 +235,7 @@ final class DisniConnection implements Connection {
             } catch (IOException ignored) {
                 // the failure to report is the first one
             }
-            throw DisniErrors.toVerbs("reading the new queue pair's number", e);
+            throw DisniErrors.toVerbs("querying the new queue pair", e);
         }
     }
 

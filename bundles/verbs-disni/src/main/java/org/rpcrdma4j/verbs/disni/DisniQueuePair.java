@@ -1,7 +1,9 @@
 package org.rpcrdma4j.verbs.disni;
 
 import com.ibm.disni.verbs.IbvQP;
+import com.ibm.disni.verbs.impl.NatObject;
 import java.io.IOException;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
@@ -16,13 +18,20 @@ import org.rpcrdma4j.verbs.VerbsException;
  *
  * <p>Chains are posted one request at a time: for a failure, the index of the request that failed
  * is exact, and every request before it was posted (the contract's {@code failedIndex}).
+ *
+ * <p>The state and the queues' real sizes come from the device ({@link DisniExtensions#queryQueuePair},
+ * ibv_query_qp): an error completion moves the queue pair to the error state in the device
+ * without any connection event, and devices round queue sizes up.
  */
 final class DisniQueuePair implements QueuePair {
     private final DisniConnection connection;
     private final IbvQP qp;
     private final DisniProtectionDomain pd;
     private final QueuePairAttributes attributes;
+    private final long handle;
     private final int number;
+    private final int sendCapacity;
+    private final int receiveCapacity;
     private final SendPoster sends;
     private final ReceivePoster receives;
     private boolean destroyed; // guarded by both post locks for writing, either for reading
@@ -32,7 +41,12 @@ final class DisniQueuePair implements QueuePair {
         this.qp = qp;
         this.pd = pd;
         this.attributes = attributes;
+        this.handle = ((NatObject) qp).getObjId();
         this.number = qp.getQp_num();
+        int[] queried = new int[DisniExtensions.QP_FIELDS];
+        DisniExtensions.queryQueuePair(handle, queried);
+        this.sendCapacity = queried[DisniExtensions.QP_MAX_SEND_WR];
+        this.receiveCapacity = queried[DisniExtensions.QP_MAX_RECV_WR];
         this.sends = new SendPoster(qp, attributes);
         this.receives = new ReceivePoster(qp, attributes);
     }
@@ -53,13 +67,53 @@ final class DisniQueuePair implements QueuePair {
     }
 
     @Override
-    public QueuePairState state() {
-        return connection.queuePairState();
+    public int sendQueueCapacity() {
+        return sendCapacity;
     }
 
     @Override
+    public int receiveQueueCapacity() {
+        return receiveCapacity;
+    }
+
+    /**
+     * Queries the device (ibv_query_qp), under the send post lock so that it never runs on a
+     * destroyed queue pair. Where the query fails, the state the connection's events imply.
+     */
+    @Override
+    public QueuePairState state() {
+        synchronized (sends) {
+            if (destroyed) {
+                return QueuePairState.ERROR;
+            }
+            int[] queried = new int[DisniExtensions.QP_FIELDS];
+            try {
+                DisniExtensions.queryQueuePair(handle, queried);
+            } catch (IOException e) {
+                return connection.queuePairState();
+            }
+            return stateOf(queried[DisniExtensions.QP_STATE]);
+        }
+    }
+
+    /** enum ibv_qp_state → the contract's state. */
+    static QueuePairState stateOf(int ibvState) {
+        switch (ibvState) {
+            case DisniExtensions.QPS_RTS:
+            case DisniExtensions.QPS_SQD:
+                return QueuePairState.READY_TO_SEND;
+            case DisniExtensions.QPS_SQE:
+            case DisniExtensions.QPS_ERR:
+                return QueuePairState.ERROR;
+            default:
+                return QueuePairState.INIT; // RESET, INIT, RTR: not yet able to send
+        }
+    }
+
+    /** Checks the connection's state, not the device's: a post must not cost a system call. */
+    @Override
     public void postSend(SendWorkRequest first) throws VerbsException {
-        if (state() == QueuePairState.INIT) {
+        if (connection.queuePairState() == QueuePairState.INIT) {
             throw new VerbsException("send before the connection is established", Errno.EINVAL, 0);
         }
         synchronized (sends) {
@@ -116,6 +170,6 @@ final class DisniQueuePair implements QueuePair {
 
     @Override
     public String toString() {
-        return "DisniQueuePair[" + number + " " + state() + "]";
+        return "DisniQueuePair[" + number + " " + connection.queuePairState() + "]";
     }
 }

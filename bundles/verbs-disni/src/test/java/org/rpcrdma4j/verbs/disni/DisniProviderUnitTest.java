@@ -13,6 +13,7 @@ import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.rpcrdma4j.verbs.CompletionOpcode;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
 import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.QueuePairState;
 import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.VerbsProvider;
@@ -69,6 +70,17 @@ class DisniProviderUnitTest {
         assertEquals(DisniErrors.EIO, DisniErrors.toVerbs("x", new IOException("Polling CQ failed")).errno());
         assertEquals(DisniErrors.EIO, DisniErrors.toVerbs("x", new IOException((String) null)).errno());
         assertEquals(-1, DisniErrors.errnoOf(new IOException("[errno twelve]")));
+    }
+
+    @Test
+    void ibvQueuePairStatesMapToTheContractsStates() {
+        assertEquals(QueuePairState.INIT, DisniQueuePair.stateOf(0), "RESET");
+        assertEquals(QueuePairState.INIT, DisniQueuePair.stateOf(1), "INIT");
+        assertEquals(QueuePairState.INIT, DisniQueuePair.stateOf(2), "RTR");
+        assertEquals(QueuePairState.READY_TO_SEND, DisniQueuePair.stateOf(3), "RTS");
+        assertEquals(QueuePairState.READY_TO_SEND, DisniQueuePair.stateOf(4), "SQD");
+        assertEquals(QueuePairState.ERROR, DisniQueuePair.stateOf(5), "SQE");
+        assertEquals(QueuePairState.ERROR, DisniQueuePair.stateOf(6), "ERR");
     }
 
     @Test

@@ -79,6 +79,17 @@ final class LoopbackQueuePair implements QueuePair {
         return attributes;
     }
 
+    /** The loopback gives each queue exactly the depth asked for. */
+    @Override
+    public int sendQueueCapacity() {
+        return sendRing.length;
+    }
+
+    @Override
+    public int receiveQueueCapacity() {
+        return receiveRing.length;
+    }
+
     @Override
     public QueuePairState state() {
         fabric.lock.lock();

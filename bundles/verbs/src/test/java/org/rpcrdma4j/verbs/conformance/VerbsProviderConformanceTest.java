@@ -406,31 +406,36 @@ public abstract class VerbsProviderConformanceTest {
     // ---- queues: depth, retirement, polling, notification ----
 
     @Test
-    void postingBeyondTheReceiveQueueDepthFailsSynchronously() throws Exception {
+    void postingBeyondTheReceiveQueueCapacityFailsSynchronously() throws Exception {
         ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
-        MemoryRegion sink = p.server.register(1024, Access.LOCAL_WRITE);
-        ReceiveWorkRequest[] chain = new ReceiveWorkRequest[5];
-        for (int i = 0; i < 5; i++) {
-            chain[i] = new ReceiveWorkRequest(1).buffer(sink, i * 64, 64).id(i);
+        int capacity = p.server.queuePair().receiveQueueCapacity();
+        assertCapacity(4, capacity);
+        MemoryRegion sink = p.server.register((capacity + 1) * 16, Access.LOCAL_WRITE);
+        ReceiveWorkRequest[] chain = new ReceiveWorkRequest[capacity + 1];
+        for (int i = 0; i <= capacity; i++) {
+            chain[i] = new ReceiveWorkRequest(1).buffer(sink, i * 16, 16).id(i);
             if (i > 0) {
                 chain[i - 1].next(chain[i]);
             }
         }
         VerbsException full = assertThrows(VerbsException.class, () -> p.server.queuePair().postReceive(chain[0]));
         assertEquals(Errno.ENOMEM, full.errno());
-        assertEquals(4, full.failedIndex());
+        assertEquals(capacity, full.failedIndex());
     }
 
     @Test
-    void postingBeyondTheSendQueueDepthFailsSynchronously() throws Exception {
+    void postingBeyondTheSendQueueCapacityFailsSynchronously() throws Exception {
+        // the server posts no receive and the RNR retry is infinite: no send leaves the queue
         ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
+        int capacity = p.client.queuePair().sendQueueCapacity();
+        assertCapacity(4, capacity);
         MemoryRegion source = p.client.register(64, 0);
         SendWorkRequest send = new SendWorkRequest(1);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < capacity; i++) {
             p.client.queuePair().postSend(send.reset(SendOpcode.SEND, i, SendWorkRequest.SIGNALED).addSge(source, 0, 8));
         }
         VerbsException full = assertThrows(VerbsException.class,
-                () -> p.client.queuePair().postSend(send.reset(SendOpcode.SEND, 4, SendWorkRequest.SIGNALED).addSge(source, 0, 8)));
+                () -> p.client.queuePair().postSend(send.reset(SendOpcode.SEND, capacity, SendWorkRequest.SIGNALED).addSge(source, 0, 8)));
         assertEquals(Errno.ENOMEM, full.errno());
         assertEquals(0, full.failedIndex());
     }
@@ -587,6 +592,12 @@ public abstract class VerbsProviderConformanceTest {
         for (int i = 0; i < length; i++) {
             assertEquals((byte) (seed * 31 + i * 7), buffer.get(index + i), "byte " + i);
         }
+    }
+
+    /** The real capacity is at least the depth asked for, and within the device's limit. */
+    private void assertCapacity(int depth, int capacity) throws VerbsException {
+        assertTrue(capacity >= depth && capacity <= device().capabilities().maxQueueDepth(),
+                "capacity " + capacity + " for depth " + depth);
     }
 
     public static void assertStatus(WorkCompletion[] completions, long id, CompletionStatus status) {

@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Private data: the bytes from the buffer's position to its limit are copied; the buffer is
  * not changed. At most {@link #MAX_CONNECT_PRIVATE_DATA}, {@link #MAX_ACCEPT_PRIVATE_DATA} or
- * {@link #MAX_REJECT_PRIVATE_DATA} bytes (InfiniBand CM limits; others allow more).
+ * {@link #MAX_REJECT_PRIVATE_DATA} bytes (InfiniBand CM limits; others allow more). The peer may
+ * receive it zero-padded to that size (see {@link ConnectionEvent#privateData()}).
  *
  * <p>Ownership: the caller that created or received it owns it and MUST close it on every path
  * (a connection is also closed with its manager); closing destroys the queue pair, so every memory

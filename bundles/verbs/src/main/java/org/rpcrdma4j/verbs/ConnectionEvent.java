@@ -22,8 +22,18 @@ public interface ConnectionEvent {
     ListeningEndpoint listeningEndpoint();
 
     /**
-     * @return the private data of the peer's connect, accept or reject as a read-only buffer from
-     *         position to limit (empty when none); valid only during the callback
+     * The private data of the peer's connect, accept or reject.
+     *
+     * <p>Padding: the InfiniBand CM (also used by RoCE and rxe) carries private data in fields of
+     * fixed size and delivers the whole field: the bytes the peer sent followed by zeros up to
+     * {@link Connection#MAX_CONNECT_PRIVATE_DATA} (connect request),
+     * {@link Connection#MAX_ACCEPT_PRIVATE_DATA} (accept) or
+     * {@link Connection#MAX_REJECT_PRIVATE_DATA} (reject). iWARP and the loopback deliver the
+     * bytes sent, exactly. So a consumer MUST NOT take the length for the length the peer sent: its
+     * format MUST carry its own length or tolerate trailing zeros (RFC 8797's 8-byte message does).
+     *
+     * @return the private data as a read-only buffer from position to limit (empty when none);
+     *         valid only during the callback
      */
     ByteBuffer privateData();
 

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -144,10 +145,10 @@ public abstract class VerbsProviderConformanceTest {
     @Test
     void connectAndAcceptExchangePrivateDataAndAddresses() throws Exception {
         ConnectedPair p = connect(PairOptions.defaults());
-        assertArrayEquals(ConnectedPair.CONNECT_DATA, p.connectRequest.privateData());
+        assertPrivateData(ConnectedPair.CONNECT_DATA, Connection.MAX_CONNECT_PRIVATE_DATA, p.connectRequest.privateData());
         assertEquals(p.client.connection().localAddress().getPort(), p.connectRequest.peerAddress().getPort());
         assertEquals(p.client.connection().localAddress(), p.server.connection().remoteAddress());
-        assertArrayEquals(ConnectedPair.ACCEPT_DATA, p.clientEstablished.privateData());
+        assertPrivateData(ConnectedPair.ACCEPT_DATA, Connection.MAX_ACCEPT_PRIVATE_DATA, p.clientEstablished.privateData());
         assertEquals(QueuePairState.READY_TO_SEND, p.client.queuePair().state());
         assertEquals(QueuePairState.READY_TO_SEND, p.server.queuePair().state());
     }
@@ -158,7 +159,7 @@ public abstract class VerbsProviderConformanceTest {
         byte[] reason = {1, 2, 3, 4};
         pair.connectRequest.connection().reject(ByteBuffer.wrap(reason));
         SeenEvent rejected = pair.clientEvents.await(ConnectionEventType.REJECTED);
-        assertArrayEquals(reason, rejected.privateData());
+        assertPrivateData(reason, Connection.MAX_REJECT_PRIVATE_DATA, rejected.privateData());
     }
 
     @Test
@@ -591,6 +592,21 @@ public abstract class VerbsProviderConformanceTest {
     public static void assertBytes(ByteBuffer buffer, int index, int length, int seed) {
         for (int i = 0; i < length; i++) {
             assertEquals((byte) (seed * 31 + i * 7), buffer.get(index + i), "byte " + i);
+        }
+    }
+
+    /**
+     * Asserts private data as the contract allows it to arrive (ConnectionEvent#privateData): the
+     * bytes sent, exactly (iWARP, loopback), or the bytes sent followed by zeros up to the CM
+     * field's size (InfiniBand CM: RoCE, rxe).
+     */
+    public static void assertPrivateData(byte[] sent, int cmFieldSize, byte[] received) {
+        if (received.length != sent.length) {
+            assertEquals(cmFieldSize, received.length, "private data neither exact nor padded to the CM's field size");
+        }
+        assertArrayEquals(sent, Arrays.copyOf(received, sent.length), "the bytes sent");
+        for (int i = sent.length; i < received.length; i++) {
+            assertEquals(0, received[i], "padding byte " + i);
         }
     }
 

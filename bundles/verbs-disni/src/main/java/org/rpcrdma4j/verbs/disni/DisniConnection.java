@@ -344,6 +344,25 @@ final class DisniConnection implements Connection {
         }
     }
 
+    /**
+     * Answers a DISCONNECTED this side did not ask for with rdma_disconnect, before the event is
+     * delivered: it moves the queue pair to the error state, so that every outstanding request
+     * flushes (the contract of DISCONNECTED), and on the IB CM (RoCE, rxe) it sends the DREP the
+     * peer waits for: the peer that disconnected sees its own DISCONNECTED only on that DREP, or
+     * after its DREQ timed out (the CM's retries, about a minute). The kernel's NFS server does the
+     * same when its client goes (svc_rdma_detach calls rdma_disconnect). Does nothing after this side's
+     * own disconnect; a refusal (the id is already down) changes nothing the event does not.
+     *
+     * <p>Called by the manager's event thread, under the channel lock.
+     */
+    void answerDisconnect() {
+        try {
+            disconnect();
+        } catch (VerbsException ignored) {
+            // the connection is down either way; the event still reports it
+        }
+    }
+
     @Override
     public void attach(Object attachment) {
         this.attachment = attachment;

@@ -31,7 +31,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Events: {@link #pump} takes one event from DiSNI ({@code RdmaEventChannel.getCmEvent}),
  * reads its status and private data through {@link DisniExtensions}, and either hands an address
  * or route resolution to the connection waiting in {@link #createConnection}, or queues the event
- * for {@link #pollEvents}. Every call that touches the channel or its ids (DiSNI keeps an unlocked
+ * for {@link #pollEvents}. A DISCONNECTED the peer caused is answered at once
+ * ({@link DisniConnection#answerDisconnect}). Every call that touches the channel or its ids (DiSNI keeps an unlocked
  * id table per channel) runs under {@link #channelLock}; waits are sliced so that a
  * {@code createConnection} on another thread is not held up for long by a waiting poller.
  */
@@ -232,6 +233,9 @@ final class DisniConnectionManager implements ConnectionManager {
         ConnectionEventType mapped = type < TYPES.length ? TYPES[type] : null;
         if (mapped == null) {
             return; // CONNECT_RESPONSE, multicast, ADDR_CHANGE, TIMEWAIT_EXIT: not part of the contract
+        }
+        if (mapped == ConnectionEventType.DISCONNECTED) {
+            connection.answerDisconnect();
         }
         connection.onEvent(mapped);
         queue(new DisniConnectionEvent(mapped, connection, null, data, connection.remoteAddressOrNull(), status));

@@ -67,6 +67,44 @@ public final class Harness {
         return out;
     }
 
+    /**
+     * Waits for an event of the type on each manager, polling them in turn: no manager waits for
+     * another's event to be taken first. Needed where one side's event follows from the other's
+     * being handled: the IB CM's active side sees DISCONNECTED only once the passive side has
+     * answered the DREQ, which a provider does while its manager takes the event.
+     *
+     * @return the events found, in the order of {@code events}
+     */
+    public SeenEvent[] awaitOnEach(ConnectionEventType type, Events... events) throws VerbsException {
+        SeenEvent[] found = new SeenEvent[events.length];
+        long deadline = System.nanoTime() + BOUND_NANOS;
+        int missing = events.length;
+        while (missing > 0) {
+            for (int i = 0; i < events.length; i++) {
+                if (found[i] == null && (found[i] = events[i].poll(type)) != null) {
+                    missing--;
+                }
+            }
+            if (missing > 0 && fixture.progress() == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    fail("no " + type + " event on manager(s) " + missingIndices(found));
+                }
+                sleepNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+        }
+        return found;
+    }
+
+    private static String missingIndices(SeenEvent[] found) {
+        StringBuilder names = new StringBuilder();
+        for (int i = 0; i < found.length; i++) {
+            if (found[i] == null) {
+                names.append(names.length() == 0 ? "" : ", ").append(i);
+            }
+        }
+        return names.toString();
+    }
+
     /** Asserts that no completion arrives once the provider has settled. */
     public void assertNoCompletion(CompletionQueue queue) throws VerbsException {
         settle();

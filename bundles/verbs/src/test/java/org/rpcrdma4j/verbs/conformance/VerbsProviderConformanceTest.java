@@ -201,8 +201,8 @@ public abstract class VerbsProviderConformanceTest {
         postReceive(p.client, clientBuffer, 0, 256, 11);
         postReceive(p.server, serverBuffer, 0, 256, 22);
         p.client.connection().disconnect();
-        p.clientEvents.await(ConnectionEventType.DISCONNECTED);
-        p.serverEvents.await(ConnectionEventType.DISCONNECTED);
+        // both managers are polled: on the IB CM the client's event waits for the server's answer
+        harness.awaitOnEach(ConnectionEventType.DISCONNECTED, p.clientEvents, p.serverEvents);
         WorkCompletion client = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
         WorkCompletion server = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
         assertEquals(11, client.id());

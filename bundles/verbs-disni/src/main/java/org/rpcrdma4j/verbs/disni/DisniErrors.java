@@ -8,7 +8,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * Turns DiSNI's {@link IOException}s into {@link VerbsException}s. libdisni ends its messages with
  * {@code [errno N]} and, for posts, {@code [wr I]}; exceptions DiSNI's Java side raises itself
  * (e.g. "Trying to ... closed ...") carry neither and map to {@link Errno#EBADF} when they name a
- * closed object, else to EIO.
+ * closed object, else to EIO. A {@link VerbsException} passing through keeps its errno.
  */
 final class DisniErrors {
     /** Linux EIO: an error without a more precise errno. */
@@ -31,6 +31,13 @@ final class DisniErrors {
      */
     static VerbsException toVerbs(String what, IOException e) {
         String message = e.getMessage() != null ? e.getMessage() : "";
+        if (e instanceof VerbsException) {
+            // one of ours, thrown inside a try that catches DiSNI's IOException: keep its errno
+            VerbsException ours = (VerbsException) e;
+            VerbsException v = new VerbsException(what + ": " + message, ours.errno(), ours.failedIndex());
+            v.initCause(e);
+            return v;
+        }
         int errno = tagValue(message, ERRNO_TAG);
         if (errno < 0) {
             errno = message.contains("closed") || message.contains("destroyed") ? Errno.EBADF : EIO;

@@ -72,6 +72,17 @@ class DisniProviderUnitTest {
         assertEquals(-1, DisniErrors.errnoOf(new IOException("[errno twelve]")));
     }
 
+    /** A VerbsException of ours caught as DiSNI's IOException keeps its errno (was EIO: EBUSY lost). */
+    @Test
+    void ourOwnVerbsExceptionKeepsItsErrnoAndIndex() {
+        VerbsException busy = DisniErrors.toVerbs("close", new VerbsException("completion queue still used", Errno.EBUSY));
+        assertEquals(Errno.EBUSY, busy.errno());
+        assertEquals(-1, busy.failedIndex());
+        VerbsException full = DisniErrors.toVerbs("post", new VerbsException("queue full", Errno.ENOMEM, 2));
+        assertEquals(Errno.ENOMEM, full.errno());
+        assertEquals(2, full.failedIndex());
+    }
+
     @Test
     void ibvQueuePairStatesMapToTheContractsStates() {
         assertEquals(QueuePairState.INIT, DisniQueuePair.stateOf(0), "RESET");

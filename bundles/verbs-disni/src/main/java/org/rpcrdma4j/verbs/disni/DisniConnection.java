@@ -147,7 +147,11 @@ final class DisniConnection implements Connection {
      * asks the device.
      */
     synchronized QueuePairState queuePairState() {
-        if (state == State.CONNECTED && !disconnectRequested) {
+        if ((state == State.CONNECTED || state == State.CONNECTING && passive) && !disconnectRequested) {
+            // Passive side: rdma_accept has moved the queue pair to RTS before it returns (IB:
+            // librdmacm's modify to RTR and RTS; iWARP: the kernel's iw_cm), so a reply may go out
+            // before ESTABLISHED (the RTU) is seen here: the client may send its first call as
+            // soon as it has the accept, and that call's receive can complete first.
             return QueuePairState.READY_TO_SEND;
         }
         return state == State.DISCONNECTED || state == State.FAILED || state == State.CLOSED || disconnectRequested

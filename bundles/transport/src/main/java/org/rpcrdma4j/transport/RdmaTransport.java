@@ -68,6 +68,17 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
+     * connectionCount() - how many connections are live, without the snapshot
+     * {@link #connections()} allocates: for a completion loop that sleeps longer while nobody is
+     * connected.
+     *
+     * @return the number of live connections
+     */
+    public int connectionCount() {
+        return engine.connectionCount();
+    }
+
+    /**
      * onWorkAvailable() - what to run when another thread hands the completion loop work (a
      * reply sent from a worker, a call released): typically unparking the thread that drives
      * {@link #doWork()}, so an idle loop MAY sleep between passes without delaying replies.

@@ -107,6 +107,11 @@ public final class TransportEngine implements ConnectionEventHandler {
         return listener.localAddress();
     }
 
+    /** @return how many connections are live (no snapshot taken) */
+    public int connectionCount() {
+        return connections.size();
+    }
+
     /** @return the live connections (a snapshot) */
     public List<RdmaConnection> connections() {
         return List.<RdmaConnection>copyOf(connections);

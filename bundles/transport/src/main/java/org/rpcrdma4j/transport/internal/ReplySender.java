@@ -250,9 +250,13 @@ final class ReplySender {
         }
         SendWorkRequest first = build(job, ctx, region, extent);
         ctx.carriesReply(true);
+        // Counted before the post: once posted, the reply can reach the client before this
+        // thread runs again, and whoever reads the statistics after the reply must see it.
+        countPosted(1);
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
+            countPosted(-1);
             // Requests before the failed one were posted and complete (flushed) on their own;
             // their staging is read-only source memory of a connection that now closes.
             int posted = Math.max(0, e.failedIndex());
@@ -265,7 +269,6 @@ final class ReplySender {
                     + (invalidate ? "SEND_WITH_INV" : "SEND") + " failed at request " + e.failedIndex() + ": " + e.getMessage());
             return -1;
         }
-        countPosted();
         return 1;
     }
 
@@ -352,15 +355,16 @@ final class ReplySender {
         return n;
     }
 
-    private void countPosted() {
-        counters.increment(Counter.SENDS);
-        counters.add(Counter.WRITES, requests - 1);
-        counters.increment(mode == INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK);
+    /** countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1). */
+    private void countPosted(int sign) {
+        counters.add(Counter.SENDS, sign);
+        counters.add(Counter.WRITES, sign * (requests - 1L));
+        counters.add(mode == INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
         if (itemLength > 0) {
-            counters.increment(Counter.REPLIES_WRITE_CHUNK);
+            counters.add(Counter.REPLIES_WRITE_CHUNK, sign);
         }
         if (invalidate) {
-            counters.increment(Counter.SEND_WITH_INVALIDATE);
+            counters.add(Counter.SEND_WITH_INVALIDATE, sign);
         }
     }
 

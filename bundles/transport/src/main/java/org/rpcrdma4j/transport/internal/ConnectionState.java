@@ -98,7 +98,7 @@ public final class ConnectionState implements RdmaConnection {
             dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters);
             replySender = new ReplySender(engine.decoder(), new ParsedHeader(config.limits()), sendQueue,
                     device.replyStaging(), errorReplies, counters, engine.repliesInTransit(), config.credits(),
-                    Math.min(replySizeLimit, sendQueue.bufferLength()), remoteInvalidation);
+                    Math.min(replySizeLimit, sendQueue.bufferLength()));
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                     sendQueue, counters, dispatcher);
             dispatcher.attach(readScheduler);

@@ -25,14 +25,18 @@ final class ReplyJob implements PendingReply {
     private static final int ABANDONED = 2;
     /** A read list item on the wire: the "present" word, the position and a segment (RFC 8166 §4.2.1). */
     private static final int READ_ITEM_BYTES = 6 * Integer.BYTES;
+    /** {@link #singleKey}: the call's segments name no key, or more than one. */
+    private static final long NO_SINGLE_KEY = -1;
 
     private final ConnectionState connection;
     private final byte[] callHeader;
     private final int xid;
     private final long writeChunkCapacity;
     private final long replyChunkCapacity;
-    /** The one key all of the call's segments name, or null when none or several. */
-    private final Integer singleKey;
+    /** Whether the reply may be a Send With Invalidate of {@link #invalidateKey}. */
+    private final boolean invalidates;
+    /** The one key all of the call's segments name (meaningful when {@link #invalidates}). */
+    private final int invalidateKey;
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private ByteBuffer reply;
     private int ddpItemOffset;
@@ -41,29 +45,42 @@ final class ReplyJob implements PendingReply {
         this.connection = connection;
         this.xid = header.xid();
         this.callHeader = replyRelevantHeader(receiveBuffer, header);
-        this.singleKey = singleKey(header);
+        // Only where the connection allows it: the rest of the calls skip the walk over their segments.
+        long key = connection.remoteInvalidationAllowed() ? singleKey(header) : NO_SINGLE_KEY;
+        this.invalidates = key != NO_SINGLE_KEY;
+        this.invalidateKey = (int) key;
         this.writeChunkCapacity = header.writeList().chunkCount() > 0 ? header.writeList().chunkLength(0) : 0;
         this.replyChunkCapacity = header.hasReplyChunk() ? header.replyChunk().totalLength() : 0;
     }
 
-    /** Linux's rule for Send With Invalidate: every segment of every chunk of the call names one key. */
-    private static Integer singleKey(ParsedHeader header) {
-        Integer key = null;
+    /**
+     * Linux's rule for Send With Invalidate: every segment of every chunk of the call names one key.
+     *
+     * @return that key as an unsigned value, or {@link #NO_SINGLE_KEY} when none or several
+     */
+    private static long singleKey(ParsedHeader header) {
+        long key = NO_SINGLE_KEY;
         SegmentList[] lists = {header.readList().segments(), header.writeList().segments(), header.replyChunk()};
         for (SegmentList list : lists) {
             for (int i = 0; i < list.count(); i++) {
-                if (key != null && list.handle(i) != key) {
-                    return null;
+                long handle = Integer.toUnsignedLong(list.handle(i));
+                if (key != NO_SINGLE_KEY && handle != key) {
+                    return NO_SINGLE_KEY;
                 }
-                key = list.handle(i);
+                key = handle;
             }
         }
         return key;
     }
 
-    /** @return the key a Send With Invalidate may name, or null */
-    Integer singleKey() {
-        return singleKey;
+    /** @return whether the reply may be a Send With Invalidate of {@link #invalidateKey()} */
+    boolean invalidates() {
+        return invalidates;
+    }
+
+    /** @return the key a Send With Invalidate names (meaningful when {@link #invalidates()}) */
+    int invalidateKey() {
+        return invalidateKey;
     }
 
     /**

@@ -60,7 +60,6 @@ final class ReplySender {
     private final AtomicInteger repliesInTransit;
     private final int credits;
     private final int sendLimit;
-    private final boolean remoteInvalidation;
     private SendWorkRequest[] writes = new SendWorkRequest[0];
     private long[] writeChunkBytes = new long[0];
 
@@ -81,7 +80,7 @@ final class ReplySender {
 
     ReplySender(HeaderDecoder decoder, ParsedHeader scratch, SendQueue sendQueue, ReplyStaging staging,
                 ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
-                int credits, int sendLimit, boolean remoteInvalidation) {
+                int credits, int sendLimit) {
         this.repliesInTransit = repliesInTransit;
         this.decoder = decoder;
         this.call = scratch;
@@ -91,7 +90,6 @@ final class ReplySender {
         this.counters = counters;
         this.credits = credits;
         this.sendLimit = sendLimit;
-        this.remoteInvalidation = remoteInvalidation;
     }
 
     void enqueue(ReplyJob job) {
@@ -196,11 +194,10 @@ final class ReplySender {
         return (itemLength + ReplyStaging.ALIGNMENT - 1) & -ReplyStaging.ALIGNMENT;
     }
 
-    /** Send With Invalidate when allowed and every segment of the call named the same key. */
+    /** Send With Invalidate when the connection allows it and every segment of the call named the same key. */
     private void chooseInvalidation(ReplyJob job) {
-        Integer key = job.singleKey();
-        invalidate = remoteInvalidation && key != null;
-        invalidateKey = invalidate ? key : 0;
+        invalidate = job.invalidates();
+        invalidateKey = invalidate ? job.invalidateKey() : 0;
     }
 
     /** @return 1 when answered, 0 never, -1 when the post failed */

@@ -280,9 +280,8 @@ final class DisniCompletionQueue implements CompletionQueue {
             if (cqRet != 0 || channelRet != 0) {
                 throw new VerbsException("ibv_destroy_cq / ibv_destroy_comp_channel", cqRet != 0 ? -cqRet : -channelRet);
             }
-        } catch (VerbsException e) {
-            throw e; // EBUSY or the destroy's errno, as thrown above
         } catch (IOException e) {
+            // ours above (EBUSY, the destroy's errno) keep their errno through toVerbs
             throw DisniErrors.toVerbs("destroying the completion queue", e);
         } finally {
             lock.unlock();

@@ -43,8 +43,7 @@ final class DisniQueuePair implements QueuePair {
         this.attributes = attributes;
         this.handle = ((NatObject) qp).getObjId();
         this.number = qp.getQp_num();
-        int[] queried = new int[DisniExtensions.QP_FIELDS];
-        DisniExtensions.queryQueuePair(handle, queried);
+        int[] queried = query(handle);
         this.sendCapacity = queried[DisniExtensions.QP_MAX_SEND_WR];
         this.receiveCapacity = queried[DisniExtensions.QP_MAX_RECV_WR];
         this.sends = new SendPoster(qp, attributes);
@@ -86,14 +85,19 @@ final class DisniQueuePair implements QueuePair {
             if (destroyed) {
                 return QueuePairState.ERROR;
             }
-            int[] queried = new int[DisniExtensions.QP_FIELDS];
             try {
-                DisniExtensions.queryQueuePair(handle, queried);
+                return stateOf(query(handle)[DisniExtensions.QP_STATE]);
             } catch (IOException e) {
                 return connection.queuePairState();
             }
-            return stateOf(queried[DisniExtensions.QP_STATE]);
         }
+    }
+
+    /** ibv_query_qp: the state and the queue sizes the device gave, indexed by DisniExtensions.QP_*. */
+    private static int[] query(long handle) throws IOException {
+        int[] queried = new int[DisniExtensions.QP_FIELDS];
+        DisniExtensions.queryQueuePair(handle, queried);
+        return queried;
     }
 
     /** enum ibv_qp_state → the contract's state. */

@@ -45,4 +45,21 @@ public interface VerbsProvider {
      * @throws VerbsException when the event channel cannot be created
      */
     ConnectionManager openConnectionManager() throws VerbsException;
+
+    /**
+     * Opens a completion channel: one sleep for many completion queues on this provider's
+     * devices, with a wake-up any thread can ring (see {@link CompletionChannel}).
+     *
+     * <p>Ownership: the caller owns the channel and MUST close it on every path.
+     *
+     * <p>A provider without one keeps this default; its consumers then poll (the transport falls
+     * back to a spin, yield and park loop and says so in its log).
+     *
+     * @return a new channel
+     * @throws VerbsException EOPNOTSUPP when the provider has no completion channel; otherwise
+     *         when the channel or its wake-up descriptor cannot be created
+     */
+    default CompletionChannel openCompletionChannel() throws VerbsException {
+        throw new VerbsException("verbs provider '" + name() + "' has no completion channel", Errno.EOPNOTSUPP);
+    }
 }

@@ -24,6 +24,8 @@ final class LoopbackCompletionQueue implements CompletionQueue {
     private final LoopbackFabric fabric;
     private final CompletionEntry[] ring;
     private final Condition notification;
+    /** The shared channel this queue reports to when armed, or null for its own waiter. */
+    private final LoopbackCompletionChannel channel;
     private int head;
     private int count;
     private boolean armed;
@@ -34,7 +36,12 @@ final class LoopbackCompletionQueue implements CompletionQueue {
     private long latestVisibleAtTick;
 
     LoopbackCompletionQueue(LoopbackDevice device, int capacity) {
+        this(device, capacity, null);
+    }
+
+    LoopbackCompletionQueue(LoopbackDevice device, int capacity, LoopbackCompletionChannel channel) {
         this.device = device;
+        this.channel = channel;
         this.fabric = device.fabric;
         this.ring = new CompletionEntry[capacity];
         for (int i = 0; i < capacity; i++) {
@@ -91,6 +98,10 @@ final class LoopbackCompletionQueue implements CompletionQueue {
         long remaining = unit.toNanos(timeout);
         fabric.lock.lock();
         try {
+            if (channel != null) {
+                throw new VerbsException("this completion queue reports to its completion channel: await the channel",
+                        Errno.EINVAL);
+            }
             while (!notificationPending && !closed && !overflowed) {
                 if (remaining <= 0) {
                     return false;
@@ -122,6 +133,9 @@ final class LoopbackCompletionQueue implements CompletionQueue {
             }
             count = 0;
             fabric.removeCompletionQueue(this);
+            if (channel != null) {
+                channel.onQueueClosed(this);
+            }
             notification.signalAll();
         } finally {
             fabric.lock.unlock();
@@ -147,6 +161,10 @@ final class LoopbackCompletionQueue implements CompletionQueue {
         if (count == ring.length) {
             overflowed = true;
             notification.signalAll();
+            if (armed && channel != null) {
+                armed = false;
+                channel.fire(this);
+            }
             return false;
         }
         CompletionEntry entry = ring[wrap(head + count, ring.length)];
@@ -178,8 +196,12 @@ final class LoopbackCompletionQueue implements CompletionQueue {
         boolean visible = ring[head].visibleAtTick <= now;
         if (visible && armed) {
             armed = false;
-            notificationPending = true;
-            notification.signalAll();
+            if (channel != null) {
+                channel.fire(this);
+            } else {
+                notificationPending = true;
+                notification.signalAll();
+            }
         }
         return latestVisibleAtTick >= now;
     }

@@ -37,9 +37,7 @@ final class LoopbackDevice implements VerbsDevice {
 
     @Override
     public CompletionQueue createCompletionQueue(int capacity) throws VerbsException {
-        if (capacity < 1 || capacity > capabilities.maxCompletionQueueEntries()) {
-            throw new VerbsException("completion queue capacity " + capacity + " outside 1.." + capabilities.maxCompletionQueueEntries(), Errno.EINVAL);
-        }
+        checkCapacity(capacity);
         fabric.lock.lock();
         try {
             fabric.checkOpen();
@@ -48,6 +46,12 @@ final class LoopbackDevice implements VerbsDevice {
             return queue;
         } finally {
             fabric.lock.unlock();
+        }
+    }
+
+    void checkCapacity(int capacity) throws VerbsException {
+        if (capacity < 1 || capacity > capabilities.maxCompletionQueueEntries()) {
+            throw new VerbsException("completion queue capacity " + capacity + " outside 1.." + capabilities.maxCompletionQueueEntries(), Errno.EINVAL);
         }
     }
 

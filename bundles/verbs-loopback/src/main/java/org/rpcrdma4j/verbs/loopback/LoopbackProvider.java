@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.loopback;
 
 import java.util.List;
 
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -55,6 +56,17 @@ public final class LoopbackProvider implements VerbsProvider, AutoCloseable {
         try {
             fabric.checkOpen();
             return new LoopbackConnectionManager(fabric);
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    @Override
+    public CompletionChannel openCompletionChannel() throws VerbsException {
+        fabric.lock.lock();
+        try {
+            fabric.checkOpen();
+            return new LoopbackCompletionChannel(fabric);
         } finally {
             fabric.lock.unlock();
         }

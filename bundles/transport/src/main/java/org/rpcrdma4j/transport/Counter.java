@@ -96,5 +96,14 @@ public enum Counter {
     /** Connections fully closed. */
     CONNECTIONS_CLOSED,
     /** Connections closed because of an error (a failed READ, receive or post). */
-    CONNECTIONS_FAILED
+    CONNECTIONS_FAILED,
+    /**
+     * Connections closed because their queue pair flushed work before the server began closing
+     * them: the peer went away, or the queue pair went to error (e.g. a peer's RDMA with a bad key).
+     */
+    QUEUE_PAIR_FLUSHES,
+    /** Connections closed because work they posted did not complete within the stall deadline (a peer that stopped). */
+    CONNECTIONS_STALLED,
+    /** Connect requests refused because the transport already serves {@code maxConnections}. */
+    CONNECTIONS_REFUSED_LIMIT
 }

@@ -3,6 +3,8 @@ package org.rpcrdma4j.transport;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.transport.internal.TransportEngine;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
@@ -48,7 +50,7 @@ public final class RdmaTransport implements AutoCloseable {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(handler, "handler");
         ConnectionManager cm = provider.openConnectionManager();
-        return new RdmaTransport(new TransportEngine(cm, address, config, handler));
+        return new RdmaTransport(new TransportEngine(provider, cm, address, config, handler));
     }
 
     /** @return the bound address, with the port actually assigned */
@@ -57,7 +59,9 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
-     * doWork() - one pass of the completion loop: connection events, completions of every
+     * doWork() - one pass of the acceptor and of every completion loop on the caller's thread
+     * (deterministic tests, single-threaded drivers; not after {@link #start}): connection
+     * events, completions of every
      * connection (receives decoded, READs accounted, calls delivered), READs, SENDs and receives
      * posted, closes finished. Never blocks and never throws for anything a peer sends.
      *
@@ -79,14 +83,26 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
-     * onWorkAvailable() - what to run when another thread hands the completion loop work (a
-     * reply sent from a worker, a call released): typically unparking the thread that drives
-     * {@link #doWork()}, so an idle loop MAY sleep between passes without delaying replies.
+     * start() - serve on threads of the transport's own: one per completion loop
+     * ({@link TransportConfig#completionLoops()}), each sleeping on its completion channel when
+     * idle, and one acceptor for connection events. After this, MUST NOT call {@link #doWork()}.
+     * Stop with {@link #close()} and {@link #awaitClosed}.
      *
-     * @param action a cheap, non-blocking action, safe from any thread
+     * @param threadFactory makes the threads (names, daemon flag)
      */
-    public void onWorkAvailable(Runnable action) {
-        engine.onWorkAvailable(action);
+    public void start(ThreadFactory threadFactory) {
+        engine.start(threadFactory);
+    }
+
+    /**
+     * awaitClosed() - after {@link #close()}, wait until the threads of {@link #start} have ended
+     * and everything is released.
+     *
+     * @return true when closed within the timeout
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean awaitClosed(long timeout, TimeUnit unit) throws InterruptedException {
+        return engine.awaitClosed(timeout, unit) && engine.isClosed();
     }
 
     /**
@@ -149,8 +165,8 @@ public final class RdmaTransport implements AutoCloseable {
     }
 
     /**
-     * usage() - what the transport holds right now, for leak checks and monitoring. Completion
-     * thread only.
+     * usage() - what the transport holds right now, for leak checks. Only while no loop runs
+     * concurrently: between {@link #doWork()} passes, or after {@link #awaitClosed}.
      *
      * @return the snapshot
      */
@@ -161,7 +177,7 @@ public final class RdmaTransport implements AutoCloseable {
 
     /**
      * close() - stop listening and start closing every connection. Returns at once; keep calling
-     * {@link #doWork()} until {@link #isClosed()}.
+     * {@link #doWork()} until {@link #isClosed()}, or (after {@link #start}) {@link #awaitClosed}.
      */
     @Override
     public void close() {

@@ -17,6 +17,10 @@ public final class TransportConfig {
     /** The largest inline size RFC 8797 can advertise. */
     public static final int MAX_INLINE = 256 * INLINE_UNIT;
 
+    /** Most completion loops a transport may run. */
+    public static final int MAX_COMPLETION_LOOPS = 64;
+    /** Cap of the default number of completion loops (one per CPU). */
+    public static final int DEFAULT_MAX_COMPLETION_LOOPS = 8;
     /** The defaults. */
     public static final TransportConfig DEFAULTS = builder().build();
 
@@ -32,6 +36,9 @@ public final class TransportConfig {
     private final int sinkPageSize;
     private final int completionBatch;
     private final int replyStagingBytes;
+    private final int completionLoops;
+    private final int stallTimeoutSeconds;
+    private final int maxConnections;
     private final RpcRdmaLimits limits;
 
     private TransportConfig(Builder b) {
@@ -47,6 +54,9 @@ public final class TransportConfig {
         sinkPageSize = b.sinkPageSize;
         completionBatch = b.completionBatch;
         replyStagingBytes = b.replyStagingBytes;
+        completionLoops = b.completionLoops;
+        stallTimeoutSeconds = b.stallTimeoutSeconds;
+        maxConnections = b.maxConnections;
         limits = b.limits;
         if (receiveContexts < credits) {
             throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
@@ -131,6 +141,48 @@ public final class TransportConfig {
         return limits;
     }
 
+    /** @return a builder holding these settings, to derive a variant */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.inlineReceiveThreshold = inlineReceiveThreshold;
+        b.maxInlineSend = maxInlineSend;
+        b.credits = credits;
+        b.receiveContexts = receiveContexts;
+        b.repostBatch = repostBatch;
+        b.maxOutstandingReads = maxOutstandingReads;
+        b.sendBuffers = sendBuffers;
+        b.readSinkCount = readSinkCount;
+        b.readSinkLength = readSinkLength;
+        b.sinkPageSize = sinkPageSize;
+        b.completionBatch = completionBatch;
+        b.replyStagingBytes = replyStagingBytes;
+        b.completionLoops = completionLoops;
+        b.stallTimeoutSeconds = stallTimeoutSeconds;
+        b.maxConnections = maxConnections;
+        b.limits = limits;
+        return b;
+    }
+
+    /** @return the number of completion loops (threads) serving connections */
+    public int completionLoops() {
+        return completionLoops;
+    }
+
+    /** @return how long posted work may go without completing before its connection is closed, in seconds */
+    public int stallTimeoutSeconds() {
+        return stallTimeoutSeconds;
+    }
+
+    /** @return the most connections served at once */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** @return the default number of completion loops: one per CPU, at most {@value #DEFAULT_MAX_COMPLETION_LOOPS} */
+    public static int defaultCompletionLoops() {
+        return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), DEFAULT_MAX_COMPLETION_LOOPS));
+    }
+
     @Override
     public String toString() {
         return "TransportConfig[inlineReceiveThreshold=" + inlineReceiveThreshold + ", maxInlineSend=" + maxInlineSend
@@ -138,7 +190,8 @@ public final class TransportConfig {
                 + ", maxOutstandingReads=" + maxOutstandingReads + ", sendBuffers=" + sendBuffers
                 + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
-                + ", replyStagingBytes=" + replyStagingBytes + ", " + limits + "]";
+                + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
+                + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", maxConnections=" + maxConnections + ", " + limits + "]";
     }
 
     /** Builder - collects settings; each setter checks its value at once. */
@@ -155,6 +208,9 @@ public final class TransportConfig {
         private int sinkPageSize = 4096;
         private int completionBatch = 32;
         private int replyStagingBytes = 16 << 20;
+        private int completionLoops = defaultCompletionLoops();
+        private int stallTimeoutSeconds = 30;
+        private int maxConnections = 1024;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
 
         private Builder() {
@@ -235,6 +291,33 @@ public final class TransportConfig {
         /** @param bytes 64 KiB..1 GiB @return this builder */
         public Builder replyStagingBytes(int bytes) {
             replyStagingBytes = range("replyStagingBytes", bytes, 64 << 10, 1 << 30);
+            return this;
+        }
+
+        /**
+         * @param value completion loops (threads) serving the connections, 1..64; the pools per
+         *        device (READ sinks, reply staging) are divided among them
+         * @return this builder
+         */
+        public Builder completionLoops(int value) {
+            completionLoops = range("completionLoops", value, 1, MAX_COMPLETION_LOOPS);
+            return this;
+        }
+
+        /**
+         * @param seconds how long work a connection posted (a reply SEND waiting on RNR, an RDMA
+         *        READ or WRITE) may go without completing before the connection is closed and
+         *        what it holds reclaimed, 1..3600
+         * @return this builder
+         */
+        public Builder stallTimeoutSeconds(int seconds) {
+            stallTimeoutSeconds = range("stallTimeoutSeconds", seconds, 1, 3600);
+            return this;
+        }
+
+        /** @param value connections served at once, 1..65536; connect requests beyond are rejected @return this builder */
+        public Builder maxConnections(int value) {
+            maxConnections = range("maxConnections", value, 1, 65536);
             return this;
         }
 

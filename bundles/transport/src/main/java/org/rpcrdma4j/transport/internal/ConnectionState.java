@@ -15,6 +15,7 @@ import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
@@ -42,7 +43,7 @@ public final class ConnectionState implements RdmaConnection {
     private static final int CLOSED = 3;
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionState.class);
 
-    private final TransportEngine engine;
+    private final CompletionLoop loop;
     private final Connection connection;
     private final DeviceResources device;
     private final Counters counters;
@@ -62,13 +63,14 @@ public final class ConnectionState implements RdmaConnection {
     private QueuePair queuePair;
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
+    private boolean completionQueueArmed;
 
-    ConnectionState(TransportEngine engine, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
-        this.engine = engine;
+    ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
+        this.loop = loop;
         this.connection = connection;
         this.device = device;
-        this.config = engine.config();
-        this.counters = new Counters(engine.counters());
+        this.config = loop.config();
+        this.counters = new Counters(loop.counters());
         this.remoteAddress = connection.remoteAddress();
         this.localAddress = connection.localAddress();
         this.replySizeLimit = peer != null ? peer.maxReceiveSize() : RpcRdma.DEFAULT_INLINE_THRESHOLD;
@@ -88,16 +90,16 @@ public final class ConnectionState implements RdmaConnection {
      */
     void open(QueuePairSizing sizing) throws VerbsException {
         try {
-            completionQueue = device.device().createCompletionQueue(sizing.completionQueueCapacity());
+            completionQueue = loop.createCompletionQueue(device.device(), sizing.completionQueueCapacity());
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
                     config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
                     Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters,
-                    engine.repliesInTransit());
+                    loop.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
-            dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters);
-            replySender = new ReplySender(engine.decoder(), new ParsedHeader(config.limits()), sendQueue,
-                    device.replyStaging(), errorReplies, counters, engine.repliesInTransit(), config.credits(),
+            dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters);
+            replySender = new ReplySender(loop.decoder(), new ParsedHeader(config.limits()), sendQueue,
+                    device.replyStaging(), errorReplies, counters, loop.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                     sendQueue, counters, dispatcher);
@@ -138,6 +140,51 @@ public final class ConnectionState implements RdmaConnection {
 
     Counters counters() {
         return counters;
+    }
+
+    /** @return the completion loop that owns this connection */
+    CompletionLoop loop() {
+        return loop;
+    }
+
+    /**
+     * armCompletionQueue() - before the loop sleeps: ask for a notification of the next completion
+     * unless one is already requested. Loop thread only.
+     */
+    void armCompletionQueue() throws VerbsException {
+        if (!completionQueueArmed && phase < CLOSED) {
+            completionQueue.requestNotification();
+            completionQueueArmed = true;
+        }
+    }
+
+    /** @return true when {@code cq} is this connection's queue (its one-shot arm is now used up) */
+    boolean onCompletionQueueFired(CompletionQueue cq) {
+        if (cq != completionQueue) {
+            return false;
+        }
+        completionQueueArmed = false;
+        return true;
+    }
+
+    /** onConnectionEvent() - the connection manager's word about this connection, on the loop thread. */
+    void onConnectionEvent(ConnectionEventType type) {
+        switch (type) {
+            case ESTABLISHED:
+                onEstablished();
+                break;
+            case DISCONNECTED:
+                beginClose(false);
+                break;
+            case CONNECT_ERROR:
+            case REJECTED:
+            case UNREACHABLE:
+            case DEVICE_REMOVAL:
+                fail("the connection manager reported " + type);
+                break;
+            default:
+                break;
+        }
     }
 
     DeviceResources device() {
@@ -199,6 +246,17 @@ public final class ConnectionState implements RdmaConnection {
         }
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];
+            if (wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED && phase < CLOSING) {
+                // Work flushed before we began closing: the queue pair is in error, because the
+                // peer went away (its disconnect event may come later) or because of a fault (a
+                // peer's RDMA with a bad rkey, a fatal asynchronous error). As svcrdma: close
+                // this connection, and never post into the errored queue pair again, which would
+                // flush every repost at once, forever.
+                counters.increment(Counter.QUEUE_PAIR_FLUSHES);
+                LOG.debug("RPC-over-RDMA connection from {} closes: its queue pair flushed {}", remoteAddress,
+                        SendQueue.describe(wc));
+                beginClose(false);
+            }
             switch (WorkRequestIds.kind(wc.id())) {
                 case WorkRequestIds.RECEIVE:
                     onReceiveCompletion(wc);
@@ -298,13 +356,13 @@ public final class ConnectionState implements RdmaConnection {
             counters.increment(Counter.REPLIES_DROPPED);
             return;
         }
-        engine.repliesInTransit().incrementAndGet();
+        loop.repliesInTransit().incrementAndGet();
         submittedReplies.add(job);
         if (phase >= CLOSING) {
             // Raced with beginClose(): whichever of us drains the queue counts the drop.
             dropSubmittedReplies();
         }
-        engine.wakeup();
+        loop.wakeup();
     }
 
     /** newReply() - the pending reply of a call about to be handed to the RPC layer. */
@@ -325,7 +383,7 @@ public final class ConnectionState implements RdmaConnection {
     private void dropSubmittedReplies() {
         ReplyJob job;
         while ((job = submittedReplies.poll()) != null) {
-            engine.repliesInTransit().decrementAndGet();
+            loop.repliesInTransit().decrementAndGet();
             job.forgetReply();
             counters.increment(Counter.REPLIES_DROPPED);
         }
@@ -364,7 +422,7 @@ public final class ConnectionState implements RdmaConnection {
 
     void returnContext(ReceiveContext ctx) {
         receivePool.returnContext(ctx);
-        engine.wakeup();
+        loop.wakeup();
     }
 
     /** @return a snapshot of the pools, for leak checks; completion thread only */

@@ -16,17 +16,17 @@ import org.rpcrdma4j.transport.Counter;
  */
 final class MessageDispatcher implements ReadScheduler.Listener {
     private final ConnectionState connection;
-    private final TransportEngine engine;
+    private final CompletionLoop loop;
     private final DeviceResources device;
     private final ReceivePool receivePool;
     private final ErrorReplies errorReplies;
     private final Counters counters;
     private ReadScheduler readScheduler;
 
-    MessageDispatcher(ConnectionState connection, TransportEngine engine, DeviceResources device, ReceivePool receivePool,
+    MessageDispatcher(ConnectionState connection, CompletionLoop loop, DeviceResources device, ReceivePool receivePool,
                       ErrorReplies errorReplies, Counters counters) {
         this.connection = connection;
-        this.engine = engine;
+        this.loop = loop;
         this.device = device;
         this.receivePool = receivePool;
         this.errorReplies = errorReplies;
@@ -46,7 +46,7 @@ final class MessageDispatcher implements ReadScheduler.Listener {
     void onMessage(ReceiveContext ctx, int byteCount) {
         counters.increment(Counter.RECEIVES);
         ParsedHeader header = ctx.header();
-        DecodeStatus status = engine.decoder().decode(ctx.buffer(), 0, byteCount, header);
+        DecodeStatus status = loop.decoder().decode(ctx.buffer(), 0, byteCount, header);
         switch (status.outcome()) {
             case OK:
                 onValidMessage(ctx);
@@ -104,7 +104,7 @@ final class MessageDispatcher implements ReadScheduler.Listener {
 
     /** @return true when planned; false when answered with ERR_CHUNK and recycled */
     private boolean plan(ReceiveContext ctx) {
-        ReadPlanner.Result result = ReadPlanner.plan(ctx, engine.activeStrategy(), device);
+        ReadPlanner.Result result = ReadPlanner.plan(ctx, loop.activeStrategy(), device);
         if (result == ReadPlanner.Result.PLANNED) {
             return true;
         }
@@ -125,7 +125,7 @@ final class MessageDispatcher implements ReadScheduler.Listener {
         counters.increment(Counter.CALLS_DELIVERED);
         ctx.setState(ReceiveContext.DELIVERED);
         try {
-            engine.handler().onCall(ctx);
+            loop.handler().onCall(ctx);
         } catch (RuntimeException e) {
             counters.increment(Counter.HANDLER_ERRORS);
         }

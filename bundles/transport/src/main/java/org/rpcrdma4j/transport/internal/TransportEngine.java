@@ -5,74 +5,101 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.rpcrdma4j.codec.ConnectionPrivateData;
-import org.rpcrdma4j.codec.HeaderDecoder;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.spi.RegistrationStrategy;
-import org.rpcrdma4j.transport.spi.SinkPoolParameters;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionEventHandler;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionManager;
+import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ListeningEndpoint;
-import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
-import org.rpcrdma4j.verbs.WorkCompletion;
+import org.rpcrdma4j.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * TransportEngine - the state behind an {@code RdmaTransport}: the listener, the connections,
- * the per-device resources, the registered strategies, and the completion loop.
+ * TransportEngine - the state behind an {@code RdmaTransport}: the listener and its connection
+ * manager (the acceptor), the registered strategies, the counters, and the
+ * {@link CompletionLoop}s that serve the connections.
  *
- * <p>Threading: {@link #doWork()} and everything it reaches run on one thread, the completion
- * thread. Strategy registration, activation, {@link #close()} and the statistics are safe from
- * any thread.
+ * <p>Each connect request goes to the loop with the fewest connections; every later event of that
+ * connection goes to the same loop. Two ways to run it: {@link #doWork()} drives the acceptor and
+ * every loop on the caller's thread (deterministic tests), or {@link #start} gives each loop its
+ * own thread and the acceptor one more, each sleeping until it has work.
+ *
+ * <p>Threading: strategy registration, activation, {@link #close()} and the statistics are safe
+ * from any thread; {@link #doWork()} only while not {@link #start started}.
  */
 public final class TransportEngine implements ConnectionEventHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(TransportEngine.class);
     private static final int EVENTS_PER_PASS = 16;
+    /** Longest sleep of the acceptor: how late it notices that every loop has closed. */
+    private static final long ACCEPTOR_AWAIT_MILLIS = 50;
 
     private final TransportConfig config;
     private final RpcCallHandler handler;
     private final ConnectionManager connectionManager;
     private final ListeningEndpoint listener;
     private final Counters counters = new Counters(null);
-    private final HeaderDecoder decoder;
-    private final WorkCompletion[] completions;
-    private final CopyOnWriteArrayList<ConnectionState> connections = new CopyOnWriteArrayList<>();
-    private final List<DeviceResources> devices = new ArrayList<>();
+    private final CompletionLoop[] loops;
     private final StrategyRegistry strategies = new StrategyRegistry();
-    private int strategiesSeen = -1;
+    private final AtomicInteger repliesInTransit = new AtomicInteger();
+    private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closeRequested;
     private volatile boolean closed;
-    private volatile Runnable wakeup = () -> { };
-    private final AtomicInteger repliesInTransit = new AtomicInteger();
 
     /**
-     * Takes ownership of an open connection manager and listens.
+     * Takes ownership of an open connection manager, opens one completion channel per loop (when
+     * the provider has them) and listens.
      *
-     * @throws VerbsException when listening fails (the manager is closed then)
+     * @throws VerbsException when listening or a channel fails (everything opened is closed then)
      */
-    public TransportEngine(ConnectionManager connectionManager, InetSocketAddress address, TransportConfig config,
-                           RpcCallHandler handler) throws VerbsException {
+    public TransportEngine(VerbsProvider provider, ConnectionManager connectionManager, InetSocketAddress address,
+                           TransportConfig config, RpcCallHandler handler) throws VerbsException {
         this.config = config;
         this.handler = handler;
         this.connectionManager = connectionManager;
-        this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
-        this.completions = new WorkCompletion[config.completionBatch()];
-        for (int i = 0; i < completions.length; i++) {
-            completions[i] = new WorkCompletion();
-        }
+        this.loops = new CompletionLoop[config.completionLoops()];
         try {
+            boolean channels = true;
+            for (int i = 0; i < loops.length; i++) {
+                CompletionChannel channel = null;
+                if (channels) {
+                    try {
+                        channel = provider.openCompletionChannel();
+                    } catch (VerbsException e) {
+                        if (e.errno() != Errno.EOPNOTSUPP) {
+                            throw e;
+                        }
+                        channels = false;
+                        LOG.info("Verbs provider '{}' has no completion channel ({}); the RDMA completion loops poll",
+                                provider.name(), e.getMessage());
+                    }
+                }
+                loops[i] = new CompletionLoop(i, this, channel);
+            }
             this.listener = connectionManager.listen(address, config.credits());
         } catch (VerbsException | RuntimeException e) {
+            closeChannelsAfterFailedOpen();
             connectionManager.close();
             throw e;
+        }
+    }
+
+    private void closeChannelsAfterFailedOpen() {
+        for (CompletionLoop loop : loops) {
+            if (loop != null) {
+                loop.closeChannelQuietly();
+            }
         }
     }
 
@@ -85,21 +112,21 @@ public final class TransportEngine implements ConnectionEventHandler {
         return counters;
     }
 
-    HeaderDecoder decoder() {
-        return decoder;
-    }
-
     RpcCallHandler handler() {
         return handler;
-    }
-
-    RegistrationStrategy activeStrategy() {
-        return strategies.active();
     }
 
     /** @return the registered strategies and the active one */
     public StrategyRegistry strategies() {
         return strategies;
+    }
+
+    int loopCount() {
+        return loops.length;
+    }
+
+    boolean isCloseRequested() {
+        return closeRequested;
     }
 
     /** @return the bound listening address */
@@ -109,17 +136,25 @@ public final class TransportEngine implements ConnectionEventHandler {
 
     /** @return how many connections are live (no snapshot taken) */
     public int connectionCount() {
-        return connections.size();
+        int n = 0;
+        for (CompletionLoop loop : loops) {
+            n += loop.connectionCount();
+        }
+        return n;
     }
 
     /** @return the live connections (a snapshot) */
     public List<RdmaConnection> connections() {
-        return List.<RdmaConnection>copyOf(connections);
+        List<RdmaConnection> all = new ArrayList<>();
+        for (CompletionLoop loop : loops) {
+            loop.addConnectionsTo(all);
+        }
+        return List.copyOf(all);
     }
 
     /**
-     * doWork() - one pass of the completion loop: connection events, then every connection's
-     * completions, READs, SENDs and receives, then pool housekeeping.
+     * doWork() - one pass of the acceptor and of every loop on the caller's thread (tests and
+     * single-threaded drivers; not after {@link #start}).
      *
      * @return the work done; 0 means idle
      */
@@ -128,34 +163,72 @@ public final class TransportEngine implements ConnectionEventHandler {
             return 0;
         }
         int work = pollEvents();
-        int version = strategies.version();
-        if (version != strategiesSeen) {
-            strategiesSeen = version;
-            List<RegistrationStrategy> registered = strategies.registered();
-            for (int i = 0; i < devices.size(); i++) {
-                devices.get(i).retireMissing(registered);
-            }
+        for (CompletionLoop loop : loops) {
+            work += loop.doWork();
         }
-        if (closeRequested) {
-            for (int i = 0; i < connections.size(); i++) {
-                connections.get(i).beginClose(false);
-            }
-        }
-        for (int i = 0; i < connections.size(); i++) {
-            ConnectionState c = connections.get(i);
-            work += c.doWork(completions);
-            if (c.isRemovable()) {
-                connections.remove(i--);
-                work++;
-            }
-        }
-        for (int i = 0; i < devices.size(); i++) {
-            devices.get(i).closeIdlePools();
-        }
-        if (closeRequested && connections.isEmpty()) {
-            finishClose();
-        }
+        finishCloseWhenLoopsAre();
         return work;
+    }
+
+    /**
+     * start() - run every loop on its own thread and the acceptor on one more; each sleeps until
+     * it has work. Stop with {@link #close()}, then {@link #awaitClosed}.
+     *
+     * @param threadFactory makes the threads (names, daemon flag)
+     */
+    public synchronized void start(ThreadFactory threadFactory) {
+        if (!threads.isEmpty()) {
+            throw new IllegalStateException("already started");
+        }
+        for (CompletionLoop loop : loops) {
+            threads.add(threadFactory.newThread(loop));
+        }
+        threads.add(threadFactory.newThread(this::runAcceptor));
+        for (Thread t : threads) {
+            t.start();
+        }
+    }
+
+    /**
+     * awaitClosed() - wait until every loop and the acceptor have ended (after {@link #close()}).
+     *
+     * @return true when they all ended within the timeout
+     */
+    public boolean awaitClosed(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        List<Thread> started;
+        synchronized (this) {
+            started = List.copyOf(threads);
+        }
+        for (Thread t : started) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.timedJoin(t, left);
+            }
+            if (t.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void runAcceptor() {
+        while (!closed) {
+            try {
+                connectionManager.awaitEvents(this, EVENTS_PER_PASS, ACCEPTOR_AWAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (VerbsException e) {
+                if (closeRequested) {
+                    LOG.debug("Connection manager closed while stopping: {}", e.getMessage());
+                } else {
+                    counters.increment(Counter.POST_FAILURES);
+                    LOG.warn("Waiting for connection events failed: {}", e.getMessage());
+                }
+            }
+            finishCloseWhenLoopsAre();
+        }
     }
 
     private int pollEvents() {
@@ -167,66 +240,37 @@ public final class TransportEngine implements ConnectionEventHandler {
         }
     }
 
+    /**
+     * onConnectionEvent() - the acceptor's part: a connect request goes to the loop with the fewest
+     * connections; any other event to the loop of its connection, which acts on it.
+     */
     @Override
     public void onConnectionEvent(ConnectionEvent event) {
         Connection connection = event.connection();
+        if (event.type() == ConnectionEventType.CONNECT_REQUEST) {
+            if (closeRequested) {
+                rejectAndClose(connection);
+                return;
+            }
+            leastLoaded().handIn(new CompletionLoop.HandedEvent(ConnectionEventType.CONNECT_REQUEST, connection, null,
+                    event.privateData()));
+            return;
+        }
         Object attachment = connection == null ? null : connection.attachment();
-        ConnectionState state = attachment instanceof ConnectionState ? (ConnectionState) attachment : null;
-        switch (event.type()) {
-            case CONNECT_REQUEST:
-                onConnectRequest(event);
-                break;
-            case ESTABLISHED:
-                if (state != null) {
-                    state.onEstablished();
-                }
-                break;
-            case DISCONNECTED:
-            case CONNECT_ERROR:
-            case REJECTED:
-            case UNREACHABLE:
-            case DEVICE_REMOVAL:
-                if (state == null) {
-                    break;
-                }
-                if (event.type() == ConnectionEventType.DISCONNECTED) {
-                    state.beginClose(false);
-                } else {
-                    state.fail("the connection manager reported " + event.type());
-                }
-                break;
-            default:
-                break;
+        if (attachment instanceof ConnectionState) {
+            ConnectionState state = (ConnectionState) attachment;
+            state.loop().handIn(new CompletionLoop.HandedEvent(event.type(), connection, state, null));
         }
     }
 
-    private void onConnectRequest(ConnectionEvent event) {
-        Connection connection = event.connection();
-        if (closeRequested) {
-            rejectAndClose(connection);
-            return;
+    private CompletionLoop leastLoaded() {
+        CompletionLoop best = loops[0];
+        for (int i = 1; i < loops.length; i++) {
+            if (loops[i].connectionCount() < best.connectionCount()) {
+                best = loops[i];
+            }
         }
-        ConnectionPrivateData peer = ConnectionPrivateData.decode(event.privateData(), event.privateData().position(),
-                event.privateData().remaining()).orElse(null);
-        ConnectionState state;
-        QueuePairSizing sizing;
-        try {
-            DeviceResources device = deviceFor(connection.device());
-            sizing = QueuePairSizing.of(config, connection.device().capabilities());
-            state = new ConnectionState(this, connection, device, peer);
-        } catch (VerbsException | RuntimeException e) {
-            counters.increment(Counter.ACCEPT_FAILURES);
-            rejectAndClose(connection);
-            return;
-        }
-        try {
-            state.open(sizing);
-        } catch (VerbsException | RuntimeException e) {
-            counters.increment(Counter.ACCEPT_FAILURES);
-            return;
-        }
-        connections.add(state);
-        counters.increment(Counter.CONNECTIONS_ACCEPTED);
+        return best;
     }
 
     /**
@@ -243,48 +287,19 @@ public final class TransportEngine implements ConnectionEventHandler {
         connection.close();
     }
 
-    private DeviceResources deviceFor(VerbsDevice device) throws VerbsException {
-        for (int i = 0; i < devices.size(); i++) {
-            if (devices.get(i).device() == device) {
-                return devices.get(i);
-            }
-        }
-        SinkPoolParameters parameters = new SinkPoolParameters(config.readSinkCount(), config.readSinkLength(),
-                config.sinkPageSize(), QueuePairSizing.readSgeLimit(device.capabilities()));
-        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters,
-                config.replyStagingBytes());
-        devices.add(resources);
-        return resources;
-    }
-
     /**
-     * usage() - count what is held right now, for leak checks. Completion thread only (or while
-     * nobody runs {@link #doWork()}).
+     * usage() - count what is held right now, for leak checks. Only while no loop runs
+     * concurrently (tests drive {@link #doWork()}; threaded loops: after they ended).
      *
      * @return {held receive contexts, posted receives, send buffers in use, READs in flight,
      *         sinks outstanding, sink registrations, connections}
      */
     public int[] usage() {
         int[] usage = new int[7];
-        for (int i = 0; i < connections.size(); i++) {
-            connections.get(i).addUsage(usage);
+        for (CompletionLoop loop : loops) {
+            loop.addUsage(usage);
         }
-        for (DeviceResources d : devices) {
-            usage[4] += d.outstandingSinks();
-            usage[5] += d.liveRegistrations();
-        }
-        usage[6] = connections.size();
         return usage;
-    }
-
-    /**
-     * onWorkAvailable() - what to run when another thread hands the completion loop work (a
-     * reply to send, a call released), e.g. unparking the thread that drives {@link #doWork()}.
-     *
-     * @param action a cheap, non-blocking action safe from any thread
-     */
-    public void onWorkAvailable(Runnable action) {
-        this.wakeup = Objects.requireNonNull(action, "action");
     }
 
     /** @return replies handed to the transport whose SEND has not completed (or been dropped) yet */
@@ -292,31 +307,33 @@ public final class TransportEngine implements ConnectionEventHandler {
         return repliesInTransit;
     }
 
-    /** wakeup() - another thread queued work for the completion loop. */
-    void wakeup() {
-        wakeup.run();
-    }
-
-    /** close() - start closing: every connection is disconnected; {@link #doWork()} finishes it. */
+    /** close() - start closing: every connection is disconnected; the loops finish it. Any thread. */
     public void close() {
+        if (closeRequested) {
+            return;
+        }
         closeRequested = true;
         listener.close();
+        for (CompletionLoop loop : loops) {
+            loop.wakeup();
+        }
     }
 
-    /** @return true once every connection, pool and domain is released and the manager closed */
+    /** @return true once every connection, pool, channel and domain is released and the manager closed */
     public boolean isClosed() {
         return closed;
     }
 
-    private void finishClose() {
-        boolean all = true;
-        for (DeviceResources d : devices) {
-            all &= d.close();
+    private void finishCloseWhenLoopsAre() {
+        if (!closeRequested || closed) {
+            return;
         }
-        if (all) {
-            devices.clear();
-            connectionManager.close();
-            closed = true;
+        for (CompletionLoop loop : loops) {
+            if (!loop.isClosed()) {
+                return;
+            }
         }
+        connectionManager.close();
+        closed = true;
     }
 }

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
@@ -52,17 +54,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     /** How long running calls may take to answer once stopping begins. */
     public static final int STOP_GRACE_SECONDS = 5;
     private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
-    /** Longest sleep of the completion loop while clients are connected and calls come. */
-    private static final long MAX_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
-    /**
-     * Longest sleep once connected clients have been silent for {@link #LONG_IDLE_ROUNDS} passes
-     * (about a second): the first call after the silence waits up to this long.
-     */
-    private static final long LONG_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Longest sleep with no connection at all: a connect request waits up to this long. */
-    private static final long NO_CONNECTION_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    /** Idle passes (after spinning and yielding) before the loop sleeps up to {@link #LONG_IDLE_PARK_NANOS}. */
-    private static final int LONG_IDLE_ROUNDS = 4000;
     private static final Logger LOG = LoggerFactory.getLogger(RdmaHostedTransport.class);
 
     private final VerbsProvider provider;
@@ -75,8 +66,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     private volatile String preferredStrategy;
     private volatile RdmaTransport transport;
     private volatile CallBridge bridge;
-    private volatile boolean abandonLoop;
-    private Thread loop;
+    private volatile boolean loopsEnded;
     private ReplyQueue replyQueue;
     private boolean stopped;
 
@@ -159,64 +149,29 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             if (preferred != null && t.strategies().stream().anyMatch(s -> s.name().equals(preferred))) {
                 t.activateStrategy(preferred);
             }
-            Thread thread = new Thread(() -> runLoop(t), "rpcrdma4j-rdma-" + t.localAddress().getPort());
-            thread.setDaemon(true);
-            t.onWorkAvailable(() -> LockSupport.unpark(thread));
             replyQueue = queue;
             bridge = b;
             transport = t;
-            loop = thread;
-            thread.start();
+            t.start(threadFactory("rpcrdma4j-rdma-" + t.localAddress().getPort() + "-", config.completionLoops()));
         }
         LOG.info("RPC-over-RDMA transport listening on {} (verbs provider '{}', {})", localAddress(), provider.name(), config);
     }
 
-    /**
-     * The completion loop: work while there is work, then spin, yield and park ever longer (Aeron's
-     * backoff), up to 250 us while clients are busy, 1 ms once they have been silent for about a
-     * second, 10 ms with nobody connected. A reply handed over by a worker unparks the loop at
-     * once (onWorkAvailable); the longer sleeps bound only how late a new call or connection is
-     * seen. The lab measured the cost of the short sleeps: with no RDMA client at all the loop
-     * took 11 % of an emulated CPU (lab/results/2026-12-03-0557-7489db8, cpu/tcp-*.txt).
-     */
-    private void runLoop(RdmaTransport t) {
-        int idle = 0;
-        while (!abandonLoop) {
-            int work;
-            try {
-                work = t.doWork();
-            } catch (RuntimeException e) {
-                LOG.error("RDMA completion loop failed; closing the transport", e);
-                t.close();
-                work = 0;
-            }
-            if (t.isClosed()) {
-                return;
-            }
-            if (work > 0) {
-                idle = 0;
-                continue;
-            }
-            if (idle <= LONG_IDLE_ROUNDS) {
-                idle++; // stops counting once long idle: no overflow back into spinning
-            }
-            if (idle < 64) {
-                Thread.onSpinWait();
-            } else if (idle < 96) {
-                Thread.yield();
-            } else {
-                long cap = t.connectionCount() == 0 ? NO_CONNECTION_PARK_NANOS
-                        : idle > LONG_IDLE_ROUNDS ? LONG_IDLE_PARK_NANOS : MAX_PARK_NANOS;
-                LockSupport.parkNanos(Math.min(cap, 1000L << Math.min(idle - 96, 14)));
-            }
-        }
+    /** The completion loops' threads first (prefix + "loop-N"), then the acceptor's (prefix + "acceptor"); daemons. */
+    private static ThreadFactory threadFactory(String prefix, int loops) {
+        AtomicInteger made = new AtomicInteger();
+        return runnable -> {
+            int n = made.getAndIncrement();
+            Thread thread = new Thread(runnable, n < loops ? prefix + "loop-" + n : prefix + "acceptor");
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     @Override
     public void stop() {
         RdmaTransport t;
         CallBridge b;
-        Thread thread;
         ReplyQueue queue;
         synchronized (this) {
             if (stopped) {
@@ -225,10 +180,10 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             stopped = true;
             t = transport;
             b = bridge;
-            thread = loop;
             queue = replyQueue;
         }
         if (t == null) {
+            loopsEnded = true;
             return;
         }
         b.refuseNewCalls();
@@ -241,33 +196,25 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
                     t.localAddress(), b.inFlight(), STOP_GRACE_SECONDS);
         }
         t.close();
-        LockSupport.unpark(thread);
+        boolean closed = false;
         try {
-            thread.join(TimeUnit.NANOSECONDS.toMillis(CLOSE_TIMEOUT_NANOS));
+            closed = t.awaitClosed(CLOSE_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (thread.isAlive()) {
-            abandonLoop = true;
-            LOG.error("The RDMA transport on {} did not finish closing within {} s (connections: {}); its completion "
-                    + "thread was told to stop", t.localAddress(), TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS),
-                    t.connections());
+        loopsEnded = closed;
+        if (!closed) {
+            LOG.error("The RDMA transport on {} did not finish closing within {} s (connections: {})", t.localAddress(),
+                    TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS), t.connections());
         }
         queue.shutdown();
         transport = null;
         LOG.info("RPC-over-RDMA transport stopped ({})", t.statistics());
     }
 
-    /** @return true once stopped and the completion thread has ended */
-    public boolean isStopped() {
-        Thread thread;
-        synchronized (this) {
-            thread = loop;
-            if (!stopped) {
-                return false;
-            }
-        }
-        return thread == null || !thread.isAlive();
+    /** @return true once stopped and every completion loop and the acceptor have ended */
+    public synchronized boolean isStopped() {
+        return stopped && loopsEnded;
     }
 
     @Override

@@ -160,6 +160,20 @@ public final class RawClient implements AutoCloseable {
         qp.postSend(send);
     }
 
+    /**
+     * writeWithForgedKey() - a hostile peer's RDMA WRITE aimed at the server with a key it never
+     * gave out: the server's queue pair, the responder, goes to the error state (and ours too).
+     */
+    public void writeWithForgedKey() throws VerbsException {
+        Integer slot = freeSends.poll();
+        if (slot == null) {
+            throw new IllegalStateException("all send buffers are in flight");
+        }
+        send.reset(SendOpcode.RDMA_WRITE, slot, SendWorkRequest.SIGNALED).addSge(sendRegion, slot * BUFFER, 64)
+                .remote(0x10000L, 0x5eed0bad);
+        qp.postSend(send);
+    }
+
     /** @return true when a send buffer is free */
     public boolean canSend() {
         return !freeSends.isEmpty();

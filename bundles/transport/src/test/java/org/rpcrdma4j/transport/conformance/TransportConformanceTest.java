@@ -54,7 +54,15 @@ public abstract class TransportConformanceTest {
     /** @return whether an idle pool still holds a registration (a slab) */
     protected abstract boolean keepsRegistrationWhileIdle();
 
+    /**
+     * Starts a harness with one completion loop unless the test asks for more (each loop has its
+     * own pools: a test of pool sizes counts them for one loop).
+     */
     private TransportHarness start(TransportConfig cfg, DeviceCapabilities caps) throws Exception {
+        return startWithLoops(cfg.toBuilder().completionLoops(1).build(), caps);
+    }
+
+    private TransportHarness startWithLoops(TransportConfig cfg, DeviceCapabilities caps) throws Exception {
         config = cfg;
         strategy = strategy();
         harness = new TransportHarness(LoopbackFabric.builder().capabilities(caps).build(), cfg, handler, strategy);
@@ -90,7 +98,7 @@ public abstract class TransportConformanceTest {
             assertTrue(u.postedReceives() >= live * config.credits() && u.postedReceives() <= live * target,
                     "at least credits receives posted per connection, at most a batch more: " + u);
             if (keepsRegistrationWhileIdle()) {
-                assertTrue(u.sinkRegistrations() <= 1, "one slab per pool at most: " + u);
+                assertTrue(u.sinkRegistrations() <= config.completionLoops(), "one slab per pool (and loop) at most: " + u);
             } else {
                 assertEquals(0, u.sinkRegistrations(), "registrations outlived their READ: " + u);
             }
@@ -564,5 +572,47 @@ public abstract class TransportConformanceTest {
         harness.settle();
         assertEquals(0, harness.transport().connections().size());
         assertEquals(1, stats().get(Counter.CONNECTIONS_CLOSED));
+    }
+
+    @Test
+    void connectionsAreSpreadOverTheLoopsAndEachLoopServesItsOwn() throws Exception {
+        startWithLoops(TransportConfig.builder().completionLoops(3).build(), capabilities());
+        List<RawClient> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            clients.add(harness.connect());
+        }
+        for (int i = 0; i < clients.size(); i++) {
+            roundTrip(clients.get(i), CallBuilder.msg(0x700 + i).inline(CallBuilder.bytes(8, i)).chunk(CallBuilder.bytes(5000, i)))
+                    .release();
+        }
+        assertEquals(6, stats().get(Counter.CALLS_DELIVERED));
+        assertEquals(6, harness.transport().connections().size());
+        clients.get(0).disconnect();
+        harness.settle();
+        assertEquals(5, harness.transport().connections().size(), "a disconnect closes only its own connection");
+        roundTrip(clients.get(5), CallBuilder.msg(0x7ff).inline(CallBuilder.bytes(8, 9))).release();
+    }
+
+    @Test
+    void aQueuePairThatGoesToErrorUnderTheServerClosesItsConnectionAndNothingIsReposted() throws Exception {
+        start();
+        RawClient victim = harness.connect();
+        RawClient other = harness.connect();
+        roundTrip(victim, CallBuilder.msg(0x801).inline(CallBuilder.bytes(8, 1))).release();
+        RdmaConnection served = harness.transport().connections().get(0);
+        long receivesBefore = stats().get(Counter.RECEIVES);
+        // The peer's RDMA WRITE with a key the server never gave: the server's queue pair (the
+        // responder) goes to error and flushes every posted receive. Before the fix the flushed
+        // receives were reposted into the errored queue pair, flushed again, forever: the
+        // harness never settled and the connection was never closed.
+        victim.writeWithForgedKey();
+        harness.settle();
+        assertFalse(served.isOpen(), "the connection whose queue pair failed is closed");
+        assertEquals(1, stats().get(Counter.QUEUE_PAIR_FLUSHES));
+        assertEquals(1, harness.transport().connections().size(), "only that one");
+        assertEquals(receivesBefore, stats().get(Counter.RECEIVES), "no flushed receive was taken for a message");
+        int settledWork = harness.settle();
+        assertEquals(0, settledWork, "the loop is idle: nothing reposted into the errored queue pair");
+        roundTrip(other, CallBuilder.msg(0x802).inline(CallBuilder.bytes(8, 2))).release();
     }
 }

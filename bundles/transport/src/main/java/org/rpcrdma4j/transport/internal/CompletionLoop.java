@@ -1,0 +1,396 @@
+package org.rpcrdma4j.transport.internal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.HeaderDecoder;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.RpcCallHandler;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.transport.spi.SinkPoolParameters;
+import org.rpcrdma4j.verbs.CompletionChannel;
+import org.rpcrdma4j.verbs.CompletionQueue;
+import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.ConnectionEventType;
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * CompletionLoop - one completion-processing loop of a transport (Netty's event loop, svcrdma's
+ * completion context): it owns a share of the connections, their completion queues, and its own
+ * per-device pools (receive decode state, READ sinks, reply staging), so nothing it touches on the
+ * hot path is shared with another loop.
+ *
+ * <p>A pass ({@link #doWork()}) takes what other threads handed in (connect requests and
+ * connection events from the acceptor; replies and released calls come through each connection's
+ * own queues), then drives every connection. Run on its own thread ({@link #run()}), the loop
+ * sleeps on its {@link CompletionChannel} when a pass found nothing: arm every queue, drain once
+ * more to close the race, then await a completion or a wake-up. An idle loop uses no CPU, and the
+ * first call after a pause wakes it at once. A provider without a completion channel falls back
+ * to spinning, yielding and parking (up to 250 us).
+ *
+ * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
+ * confined to the loop's thread (or the one thread driving {@link #doWork()} in tests).
+ */
+final class CompletionLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
+    /** Longest sleep: the loop's housekeeping (deadlines, idle pools) runs at least this often. */
+    static final long IDLE_AWAIT_MILLIS = 1000;
+    private static final long MAX_POLLING_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
+
+    private final int index;
+    private final TransportEngine engine;
+    private final TransportConfig config;
+    private final CompletionChannel channel;
+    private final HeaderDecoder decoder;
+    private final WorkCompletion[] completions;
+    private final CompletionQueue[] fired = new CompletionQueue[64];
+    private final CopyOnWriteArrayList<ConnectionState> connections = new CopyOnWriteArrayList<>();
+    private final List<DeviceResources> devices = new ArrayList<>();
+    private final ConcurrentLinkedQueue<HandedEvent> handedIn = new ConcurrentLinkedQueue<>();
+    /** False only while the loop may be asleep; a hand-in that flips it rings the channel. */
+    private final AtomicBoolean awake = new AtomicBoolean(true);
+    private int strategiesSeen = -1;
+    private volatile Thread thread;
+    private volatile boolean closed;
+
+    /**
+     * @param channel the channel the loop sleeps on and its queues report to; null to poll
+     */
+    CompletionLoop(int index, TransportEngine engine, CompletionChannel channel) {
+        this.index = index;
+        this.engine = engine;
+        this.config = engine.config();
+        this.channel = channel;
+        this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
+        this.completions = new WorkCompletion[config.completionBatch()];
+        for (int i = 0; i < completions.length; i++) {
+            completions[i] = new WorkCompletion();
+        }
+    }
+
+    int index() {
+        return index;
+    }
+
+    TransportConfig config() {
+        return config;
+    }
+
+    Counters counters() {
+        return engine.counters();
+    }
+
+    HeaderDecoder decoder() {
+        return decoder;
+    }
+
+    RpcCallHandler handler() {
+        return engine.handler();
+    }
+
+    RegistrationStrategy activeStrategy() {
+        return engine.strategies().active();
+    }
+
+    java.util.concurrent.atomic.AtomicInteger repliesInTransit() {
+        return engine.repliesInTransit();
+    }
+
+    /** @return how many connections this loop serves (any thread; for spreading new ones) */
+    int connectionCount() {
+        return connections.size();
+    }
+
+    void addConnectionsTo(List<RdmaConnection> out) {
+        out.addAll(connections);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * createCompletionQueue() - a queue for a connection of this loop: on the loop's channel, or a
+     * plain one when the loop polls.
+     */
+    CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException {
+        return channel != null ? channel.createCompletionQueue(device, capacity) : device.createCompletionQueue(capacity);
+    }
+
+    /**
+     * handIn() - give the loop a connection-manager event to act on (any thread). The loop copies
+     * nothing: the caller passes what it copied out of the provider's event.
+     */
+    void handIn(HandedEvent event) {
+        handedIn.add(event);
+        wakeup();
+    }
+
+    /** wakeup() - another thread queued work for this loop: end its sleep if it sleeps. Any thread. */
+    void wakeup() {
+        if (!awake.get() && awake.compareAndSet(false, true)) {
+            if (channel != null) {
+                channel.wakeup();
+            } else {
+                LockSupport.unpark(thread);
+            }
+        }
+    }
+
+    /** @return true when called on the thread running this loop (or driving it in tests) */
+    boolean inLoop() {
+        Thread t = thread;
+        return t == null || t == Thread.currentThread();
+    }
+
+    /**
+     * doWork() - one pass: hand-ins, strategy changes, every connection, idle pools, the close.
+     *
+     * @return the work done; 0 means idle
+     */
+    int doWork() {
+        assert inLoop() : "CompletionLoop.doWork() off its thread";
+        if (closed) {
+            return 0;
+        }
+        int work = takeHandedIn();
+        int version = engine.strategies().version();
+        if (version != strategiesSeen) {
+            strategiesSeen = version;
+            List<RegistrationStrategy> registered = engine.strategies().registered();
+            for (int i = 0; i < devices.size(); i++) {
+                devices.get(i).retireMissing(registered);
+            }
+        }
+        boolean closing = engine.isCloseRequested();
+        for (int i = 0; i < connections.size(); i++) {
+            ConnectionState c = connections.get(i);
+            if (closing) {
+                c.beginClose(false);
+            }
+            work += c.doWork(completions);
+            if (c.isRemovable()) {
+                connections.remove(i--);
+                work++;
+            }
+        }
+        for (int i = 0; i < devices.size(); i++) {
+            devices.get(i).closeIdlePools();
+        }
+        if (closing && connections.isEmpty() && handedIn.isEmpty()) {
+            finishClose();
+        }
+        return work;
+    }
+
+    /**
+     * run() - the loop on its own thread until the transport is closed: work while there is work,
+     * then sleep on the channel (or poll with backoff when there is none).
+     */
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        int idle = 0;
+        boolean failedBefore = false;
+        while (!closed) {
+            try {
+                if (doWork() > 0) {
+                    idle = 0;
+                    continue;
+                }
+                if (channel == null) {
+                    idle = pollingBackoff(idle);
+                    continue;
+                }
+                armCompletionQueues();
+                awake.set(false);
+                if (doWork() > 0 || closed) {
+                    awake.set(true);
+                    continue;
+                }
+                int n = channel.await(fired, IDLE_AWAIT_MILLIS, TimeUnit.MILLISECONDS);
+                awake.set(true);
+                onFired(n);
+            } catch (InterruptedException e) {
+                LOG.warn("RDMA completion loop {} was interrupted; its {} connections are abandoned", index,
+                        connections.size());
+                closed = true;
+                Thread.currentThread().interrupt();
+            } catch (VerbsException | RuntimeException e) {
+                awake.set(true);
+                if (failedBefore) {
+                    LOG.error("RDMA completion loop {} failed again while closing; its {} connections are abandoned",
+                            index, connections.size(), e);
+                    closed = true;
+                } else {
+                    LOG.error("RDMA completion loop {} failed; closing the transport", index, e);
+                    failedBefore = true;
+                    engine.close();
+                }
+            }
+        }
+    }
+
+    private int pollingBackoff(int idle) {
+        awake.set(false);
+        if (idle < 64) {
+            Thread.onSpinWait();
+        } else if (idle < 96) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(Math.min(MAX_POLLING_PARK_NANOS, 1000L << Math.min(idle - 96, 14)));
+        }
+        awake.set(true);
+        return idle < Integer.MAX_VALUE ? idle + 1 : idle;
+    }
+
+    private void armCompletionQueues() throws VerbsException {
+        for (int i = 0; i < connections.size(); i++) {
+            connections.get(i).armCompletionQueue();
+        }
+    }
+
+    private void onFired(int n) {
+        for (int i = 0; i < n; i++) {
+            CompletionQueue cq = fired[i];
+            fired[i] = null;
+            for (int j = 0; j < connections.size(); j++) {
+                if (connections.get(j).onCompletionQueueFired(cq)) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private int takeHandedIn() {
+        int n = 0;
+        HandedEvent event;
+        while ((event = handedIn.poll()) != null) {
+            n++;
+            if (event.type == ConnectionEventType.CONNECT_REQUEST) {
+                onConnectRequest(event);
+            } else if (event.state != null) {
+                event.state.onConnectionEvent(event.type);
+            }
+        }
+        return n;
+    }
+
+    private void onConnectRequest(HandedEvent event) {
+        Connection connection = event.connection;
+        if (engine.isCloseRequested()) {
+            TransportEngine.rejectAndClose(connection);
+            return;
+        }
+        ConnectionState state;
+        QueuePairSizing sizing;
+        try {
+            DeviceResources device = deviceFor(connection.device());
+            sizing = QueuePairSizing.of(config, connection.device().capabilities());
+            state = new ConnectionState(this, connection, device, event.peer);
+        } catch (VerbsException | RuntimeException e) {
+            engine.counters().increment(Counter.ACCEPT_FAILURES);
+            TransportEngine.rejectAndClose(connection);
+            return;
+        }
+        try {
+            state.open(sizing);
+        } catch (VerbsException | RuntimeException e) {
+            engine.counters().increment(Counter.ACCEPT_FAILURES);
+            return;
+        }
+        connections.add(state);
+        engine.counters().increment(Counter.CONNECTIONS_ACCEPTED);
+    }
+
+    private DeviceResources deviceFor(VerbsDevice device) throws VerbsException {
+        for (int i = 0; i < devices.size(); i++) {
+            if (devices.get(i).device() == device) {
+                return devices.get(i);
+            }
+        }
+        int loops = engine.loopCount();
+        SinkPoolParameters parameters = new SinkPoolParameters(share(config.readSinkCount(), loops, 1),
+                config.readSinkLength(), config.sinkPageSize(), QueuePairSizing.readSgeLimit(device.capabilities()));
+        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters,
+                (int) Math.max(64 * 1024, share(config.replyStagingBytes(), loops, 64 * 1024)));
+        devices.add(resources);
+        return resources;
+    }
+
+    /** @return this loop's share of a per-device total: the total divided among the loops, at least {@code min} */
+    static int share(long total, int loops, int min) {
+        return (int) Math.max(min, (total + loops - 1) / loops);
+    }
+
+    /** addUsage() - the loop's part of {@link TransportEngine#usage()}; loop thread or while stopped. */
+    void addUsage(int[] usage) {
+        for (int i = 0; i < connections.size(); i++) {
+            connections.get(i).addUsage(usage);
+        }
+        for (DeviceResources d : devices) {
+            usage[4] += d.outstandingSinks();
+            usage[5] += d.liveRegistrations();
+        }
+        usage[6] += connections.size();
+    }
+
+    private void finishClose() {
+        boolean all = true;
+        for (DeviceResources d : devices) {
+            all &= d.close();
+        }
+        if (!all) {
+            return;
+        }
+        devices.clear();
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (VerbsException e) {
+                engine.counters().increment(Counter.RELEASE_FAILURES);
+            }
+        }
+        closed = true;
+    }
+
+    /** closeChannelQuietly() - the transport failed to open: release the channel (no queue was made on it). */
+    void closeChannelQuietly() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (VerbsException e) {
+                engine.counters().increment(Counter.RELEASE_FAILURES);
+            }
+        }
+    }
+
+    /** What the acceptor hands a loop: a connect request (with the peer's private data) or an event. */
+    static final class HandedEvent {
+        final ConnectionEventType type;
+        final Connection connection;
+        final ConnectionState state;
+        final ConnectionPrivateData peer;
+
+        HandedEvent(ConnectionEventType type, Connection connection, ConnectionState state, ByteBuffer privateData) {
+            this.type = type;
+            this.connection = connection;
+            this.state = state;
+            this.peer = privateData == null ? null
+                    : ConnectionPrivateData.decode(privateData, privateData.position(), privateData.remaining()).orElse(null);
+        }
+    }
+}

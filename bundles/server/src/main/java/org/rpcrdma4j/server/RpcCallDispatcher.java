@@ -90,6 +90,29 @@ public final class RpcCallDispatcher {
      * {@link RpcTransport#send}.
      */
     public Outcome receive(Xdr xdr, RpcTransport transport) {
+        return receive(xdr, transport, false);
+    }
+
+    /**
+     * serve() - as {@link #receive}, but decodes the RPC header and runs the program on the
+     * calling thread: for a transport that already handed the message to a thread of
+     * {@link #execute} (one hand-off per call, as an nfsd thread takes a request from svcrdma).
+     * A program that throws is answered as in {@link #receive}.
+     */
+    public Outcome serve(Xdr xdr, RpcTransport transport) {
+        return receive(xdr, transport, true);
+    }
+
+    /**
+     * execute() - run a transport's task on the worker executor (then {@link #serve} inside it).
+     *
+     * @throws RejectedExecutionException when the executor refuses (shutting down, saturated)
+     */
+    public void execute(Runnable task) {
+        workers.execute(task);
+    }
+
+    private Outcome receive(Xdr xdr, RpcTransport transport, boolean onThisThread) {
         final int xid;
         final int messageType;
         try {
@@ -103,7 +126,7 @@ public final class RpcCallDispatcher {
         }
         switch (messageType) {
             case RpcMessageType.CALL:
-                return receiveCall(xid, xdr, transport);
+                return receiveCall(xid, xdr, transport, onThisThread);
             case RpcMessageType.REPLY:
                 return receiveReply(xid, xdr, transport);
             default:
@@ -113,7 +136,7 @@ public final class RpcCallDispatcher {
         }
     }
 
-    private Outcome receiveCall(int xid, Xdr xdr, RpcTransport transport) {
+    private Outcome receiveCall(int xid, Xdr xdr, RpcTransport transport, boolean onThisThread) {
         RpcCall call = new RpcCall(xid, xdr, transport);
         try {
             call.accept();
@@ -126,6 +149,16 @@ public final class RpcCallDispatcher {
             LOG.info("Dropping call {} from {} with an undecodable RPC header: {}",
                     Integer.toUnsignedString(xid), transport.getRemoteSocketAddress(), e.getMessage());
             return Outcome.GARBAGE;
+        }
+        if (onThisThread) {
+            RpcDispatchable program = programs.lookup(call.getProgram(), call.getProgramVersion());
+            if (program == null) {
+                call.failProgramUnavailable();
+                return Outcome.PROGRAM_UNAVAILABLE;
+            }
+            dispatched.increment();
+            runProgram(program, call);
+            return Outcome.DISPATCHED;
         }
         return dispatch(call);
     }

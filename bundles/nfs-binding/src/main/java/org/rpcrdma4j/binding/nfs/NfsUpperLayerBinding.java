@@ -53,6 +53,26 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
         }
     }
 
+    /**
+     * NFSv3: the procedures knfsd's duplicate request cache keeps the replies of (RFC 1813
+     * SETATTR 2, WRITE 7, CREATE 8, MKDIR 9, SYMLINK 10, MKNOD 11, REMOVE 12, RMDIR 13, RENAME
+     * 14, LINK 15, COMMIT 21): running one of these twice changes the answer. Every other v3
+     * procedure (NULL, GETATTR, LOOKUP, ACCESS, READLINK, READ, READDIR, READDIRPLUS, FSSTAT,
+     * FSINFO, PATHCONF) runs again. NFSv4 COMPOUNDs are cached (v4.0 has no session cache of its
+     * own); the NULL procedure of any version is not.
+     */
+    @Override
+    public boolean isNonIdempotent(int version, int procedure) {
+        switch (version) {
+            case Nfs3Replies.VERSION:
+                return Nfs3Replies.isNonIdempotent(procedure);
+            case Nfs4.VERSION:
+                return procedure == Nfs4.NFSPROC4_COMPOUND;
+            default:
+                return procedure != 0;
+        }
+    }
+
     @Override
     public int locateReplyItem(int version, int procedure, ByteBuffer result) {
         if (result == null || !isDdpEligibleReply(version, procedure)) {

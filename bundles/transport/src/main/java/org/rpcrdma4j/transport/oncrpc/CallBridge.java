@@ -3,11 +3,15 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.xdr.Xdr;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.BuffersBuffer;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -22,20 +26,27 @@ import org.slf4j.LoggerFactory;
  * {@link PendingReply}, with its DDP-eligible item located by the program's
  * {@link UpperLayerBinding}.
  *
- * <p>On the completion thread, per call: detach the reply, copy the body into an {@link Xdr} and
- * release the call at once (its receive buffer and read sinks go back before the program runs),
- * consult the {@link ReplyCache}, and hand the message to the {@link RpcCallDispatcher}, which
- * answers header errors itself and runs the program on a worker.
+ * <p>On the completion loop, per call: detach the reply, consult the {@link ReplyCache} (only
+ * for procedures the program's binding calls non-idempotent), and hand the call to a worker: one
+ * hand-off. The worker decodes the RPC header and credentials, runs the program, and sends its
+ * reply. oncrpc4j's {@link Xdr} reads the body where it was received (the registered receive
+ * buffer, the READ sinks): the body is never copied, and the call is released only once its
+ * reply is sent. So what a connection holds, received and queued and running, is bounded by the
+ * receive contexts it was given (a multiple of its credits): a client that ignores its credits
+ * meets RNR, not a server that buffers for it.
  *
- * <p>Threading: {@link #onCall} on the completion thread; {@link #sendReply} on any worker.
+ * <p>Threading: {@link #onCall} on a completion loop; the rest on workers.
  */
 final class CallBridge implements RpcCallHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CallBridge.class);
+    /** Bytes of the RPC call header up to and including the procedure number (RFC 5531). */
+    private static final int CALL_TARGET_BYTES = 24;
 
     private final RpcCallDispatcher dispatcher;
     private final ReplyCache cache;
     private final List<UpperLayerBinding> bindings;
     private final ReplyQueue replyQueue;
+    private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
@@ -74,33 +85,33 @@ final class CallBridge implements RpcCallHandler {
     @Override
     public void onCall(ReceivedCall call) {
         PendingReply reply;
-        byte[] body;
         try {
             reply = call.detachReply();
-            body = new byte[call.bodyLength()];
-            call.copyBodyTo(ByteBuffer.wrap(body));
-        } finally {
+        } catch (RuntimeException e) {
             call.release();
+            throw e;
         }
         // Counted before the check, so a stop that sees refusing and then zero in flight cannot miss this call.
         inFlight.incrementAndGet();
         if (refusing) {
-            inFlight.decrementAndGet();
             LOG.info("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress());
-            reply.abandon();
+            finish(reply, call, null);
             return;
         }
-        int[] target = RpcMessages.callTarget(body);
+        List<ByteBuffer> body = call.body();
+        boolean hasTarget = call.bodyLength() >= CALL_TARGET_BYTES;
+        int program = hasTarget ? bodyInt(body, 12) : -1;
+        int version = hasTarget ? bodyInt(body, 16) : -1;
+        int procedure = hasTarget ? bodyInt(body, 20) : -1;
         ReplyCache.Key key = null;
-        if (target != null && cache.isEnabled()) {
-            key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body);
+        if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure)) {
+            key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body, call.bodyLength());
             ReplyCache.Entry[] found = new ReplyCache.Entry[1];
             switch (cache.begin(key, found)) {
                 case IN_PROGRESS:
-                    inFlight.decrementAndGet();
                     retransmitsDropped.increment();
-                    reply.abandon();
+                    finish(reply, call, null);
                     return;
                 case ANSWERED:
                     retransmitsAnswered.increment();
@@ -108,60 +119,101 @@ final class CallBridge implements RpcCallHandler {
                         reply.send(found[0].reply(), found[0].ddpItemOffset());
                     } finally {
                         inFlight.decrementAndGet();
+                        call.release();
                     }
                     return;
                 default:
                     break;
             }
         }
-        CallTransport transport = new CallTransport(this, reply, target != null ? target : new int[3], key);
-        RpcCallDispatcher.Outcome outcome = dispatcher.receive(new Xdr(body), transport);
+        CallTransport transport = new CallTransport(this, reply, call, program, version, procedure, key);
+        try {
+            dispatcher.execute(transport);
+        } catch (RejectedExecutionException e) {
+            LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
+                    reply.connection().remoteAddress(), e.toString());
+            finish(reply, call, key);
+        }
+    }
+
+    /**
+     * serve() - on a worker: decode the RPC header, run the program (which replies through
+     * {@code transport}); a message that got no reply is finished here.
+     */
+    void serve(CallTransport transport) {
+        RpcCallDispatcher.Outcome outcome;
+        try {
+            outcome = dispatcher.serve(new CallXdr(wrap(transport.call().body())), transport);
+        } catch (RuntimeException e) {
+            LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
+                    transport.getRemoteSocketAddress(), e);
+            outcome = RpcCallDispatcher.Outcome.GARBAGE;
+        }
         switch (outcome) {
             case GARBAGE:
             case REPLY_DELIVERED:
             case REPLY_UNMATCHED:
                 // Nothing answers these: the message was not a call we could read.
-                finishWithoutReply(reply, key);
+                if (transport.takeAnswer()) {
+                    finish(transport.reply(), transport.call(), transport.cacheKey());
+                }
                 break;
             default:
                 break;
         }
     }
 
-    private void finishWithoutReply(PendingReply reply, ReplyCache.Key key) {
+    /** finish() - a call that gets no reply: forget it in the cache, abandon its reply, release it. */
+    private void finish(PendingReply reply, ReceivedCall call, ReplyCache.Key key) {
         inFlight.decrementAndGet();
         if (key != null) {
             cache.forget(key);
         }
-        reply.abandon();
+        try {
+            reply.abandon();
+        } finally {
+            call.release();
+        }
     }
 
     /**
      * sendReply() - frame and send a program's reply: locate its DDP-eligible item when the client
-     * offered a write chunk and the program has a binding, keep a copy in the reply cache, send.
+     * offered a write chunk and the program has a binding, keep a copy in the reply cache, send;
+     * then release the call (its receive buffer and sinks go back to the connection).
      */
-    void sendReply(PendingReply reply, ByteBuffer message, int program, int version, int procedure,
-                   ReplyCache.Key key) {
+    void sendReply(CallTransport transport, ByteBuffer message) {
+        PendingReply reply = transport.reply();
         int ddpOffset = -1;
         if (reply.writeChunkCapacity() > 0) {
-            ddpOffset = locateItem(message, program, version, procedure);
+            ddpOffset = locateItem(message, transport.program(), transport.version(), transport.procedure());
         }
         try {
             try {
                 reply.send(message, ddpOffset);
             } catch (IllegalArgumentException e) {
                 LOG.warn("The upper-layer binding of program {} version {} procedure {} named a DDP item the reply "
-                        + "does not hold ({}); sending it without direct data placement", program, version, procedure,
-                        e.getMessage());
+                        + "does not hold ({}); sending it without direct data placement", transport.program(),
+                        transport.version(), transport.procedure(), e.getMessage());
                 ddpOffset = -1;
                 reply.send(message, ddpOffset);
             }
         } finally {
             inFlight.decrementAndGet();
+            transport.call().release();
         }
-        if (key != null) {
-            cache.complete(key, message, ddpOffset);
+        if (transport.cacheKey() != null) {
+            cache.complete(transport.cacheKey(), message, ddpOffset);
         }
+    }
+
+    private boolean isNonIdempotent(int program, int version, int procedure) {
+        for (int i = 0; i < bindings.size(); i++) {
+            UpperLayerBinding binding = bindings.get(i);
+            if (binding.program() == program) {
+                return binding.isNonIdempotent(version, procedure);
+            }
+        }
+        return true;
     }
 
     private int locateItem(ByteBuffer message, int program, int version, int procedure) {
@@ -184,5 +236,42 @@ final class CallBridge implements RpcCallHandler {
             }
         }
         return -1;
+    }
+
+    /**
+     * wrap() - the call body as one Grizzly buffer over the views, in place: an inline call is one
+     * wrapper of its receive buffer slice; a call with read chunks a composite of its pieces.
+     */
+    private Buffer wrap(List<ByteBuffer> body) {
+        if (body.size() == 1) {
+            return Buffers.wrap(memoryManager, body.get(0).slice());
+        }
+        Buffer[] pieces = new Buffer[body.size()];
+        for (int i = 0; i < pieces.length; i++) {
+            pieces[i] = Buffers.wrap(memoryManager, body.get(i).slice());
+        }
+        BuffersBuffer composite = BuffersBuffer.create(memoryManager, pieces);
+        composite.allowBufferDispose(false);
+        return composite;
+    }
+
+    /** @return the big-endian int at {@code offset} of the body, read across its views */
+    static int bodyInt(List<ByteBuffer> body, int offset) {
+        int value = 0;
+        int need = Integer.BYTES;
+        int skip = offset;
+        for (int i = 0; i < body.size() && need > 0; i++) {
+            ByteBuffer view = body.get(i);
+            int n = view.remaining();
+            if (skip >= n) {
+                skip -= n;
+                continue;
+            }
+            for (int at = view.position() + skip; at < view.limit() && need > 0; at++, need--) {
+                value = value << 8 | (view.get(at) & 0xff);
+            }
+            skip = 0;
+        }
+        return value;
     }
 }

@@ -5,36 +5,77 @@ import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
+import org.rpcrdma4j.transport.ReceivedCall;
 
 /**
- * CallTransport - the {@link RpcTransport} one received call is dispatched with: oncrpc4j sends
- * the call's reply through {@link #send}, which frames it for RPC-over-RDMA through the call's
- * {@link PendingReply}. Addresses are the connection's real ones (nfs4j checks exports against
+ * CallTransport - one received call on its way through a worker: the task the worker runs
+ * ({@link #run()}) and the {@code RpcTransport} oncrpc4j sends the call's reply through
+ * ({@link #send}), which frames it for RPC-over-RDMA through the call's {@link PendingReply}.
+ * Addresses are the connection's real ones (nfs4j checks exports against
  * {@link #getRemoteSocketAddress()}).
  *
- * <p>The first REPLY sent is this call's reply; anything else (a second reply, a call message:
- * the backchannel) fails its handler with an exception that says why. Threading: any thread.
+ * <p>Ownership: holds the {@link ReceivedCall} (its body is what the program decodes, in place)
+ * until the reply is sent or the call is finished without one; exactly one of the two happens.
+ * The first REPLY sent is this call's reply; anything else (a second reply, a call message: the
+ * backchannel) fails its handler with an exception that says why. Threading: any thread.
  */
-final class CallTransport extends ConnectionTransport {
+final class CallTransport extends ConnectionTransport implements Runnable {
     private final CallBridge bridge;
     private final PendingReply reply;
+    private final ReceivedCall call;
     private final int program;
     private final int version;
     private final int procedure;
     private final ReplyCache.Key cacheKey;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    CallTransport(CallBridge bridge, PendingReply reply, int[] target, ReplyCache.Key cacheKey) {
+    CallTransport(CallBridge bridge, PendingReply reply, ReceivedCall call, int program, int version, int procedure,
+                  ReplyCache.Key cacheKey) {
         super(reply.connection(), bridge.replyQueue());
         this.bridge = bridge;
         this.reply = reply;
-        this.program = target[0];
-        this.version = target[1];
-        this.procedure = target[2];
+        this.call = call;
+        this.program = program;
+        this.version = version;
+        this.procedure = procedure;
         this.cacheKey = cacheKey;
+    }
+
+    /** run() - on a worker: decode and serve the call. */
+    @Override
+    public void run() {
+        bridge.serve(this);
+    }
+
+    PendingReply reply() {
+        return reply;
+    }
+
+    ReceivedCall call() {
+        return call;
+    }
+
+    int program() {
+        return program;
+    }
+
+    int version() {
+        return version;
+    }
+
+    int procedure() {
+        return procedure;
+    }
+
+    ReplyCache.Key cacheKey() {
+        return cacheKey;
+    }
+
+    /** @return true for the one caller that may answer (or finish) this call */
+    boolean takeAnswer() {
+        return answered.compareAndSet(false, true);
     }
 
     @Override
@@ -45,13 +86,13 @@ final class CallTransport extends ConnectionTransport {
             getPeerTransport().send(xdr, attachment, handler);
             return;
         }
-        if (!answered.compareAndSet(false, true)) {
+        if (!takeAnswer()) {
             handler.failed(new IOException("call xid 0x" + Integer.toHexString(reply.xid()) + " from "
                     + reply.connection().remoteAddress() + " was already answered"), attachment);
             return;
         }
         try {
-            bridge.sendReply(reply, message, program, version, procedure, cacheKey);
+            bridge.sendReply(this, message);
         } catch (IllegalStateException e) {
             handler.failed(new IOException("reply to call xid 0x" + Integer.toHexString(reply.xid()) + " over RDMA to "
                     + reply.connection().remoteAddress() + " not sent: " + e.getMessage(), e), attachment);

@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -60,9 +61,22 @@ final class ReplyCache {
     /** The key of a call. */
     record Key(InetAddress client, int xid, int length, int checksum) {
         static Key of(InetAddress client, int xid, byte[] call) {
+            return of(client, xid, List.of(ByteBuffer.wrap(call)), call.length);
+        }
+
+        /** The key of a call whose body lies in views (in XDR order), read in place. */
+        static Key of(InetAddress client, int xid, List<ByteBuffer> body, int length) {
             CRC32C crc = new CRC32C();
-            crc.update(call, 0, Math.min(call.length, CHECKSUM_BYTES));
-            return new Key(client, xid, call.length, (int) crc.getValue());
+            int left = CHECKSUM_BYTES;
+            for (int i = 0; i < body.size() && left > 0; i++) {
+                ByteBuffer view = body.get(i).duplicate();
+                if (view.remaining() > left) {
+                    view.limit(view.position() + left);
+                }
+                left -= view.remaining();
+                crc.update(view);
+            }
+            return new Key(client, xid, length, (int) crc.getValue());
         }
     }
 

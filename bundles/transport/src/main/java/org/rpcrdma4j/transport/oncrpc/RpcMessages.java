@@ -22,16 +22,7 @@ final class RpcMessages {
         return message.remaining() >= 8 ? message.getInt(message.position() + 4) : -1;
     }
 
-    /** @return {program, version, procedure} of a call message, or null when too short */
-    static int[] callTarget(byte[] call) {
-        if (call.length < 24) {
-            return null;
-        }
-        ByteBuffer b = ByteBuffer.wrap(call);
-        return new int[] {b.getInt(12), b.getInt(16), b.getInt(20)};
-    }
-
-    /**
+        /**
      * resultsOffset() - where the results of an accepted reply with status SUCCESS begin.
      *
      * @return the offset relative to the position, or -1 for any other reply or a malformed one

@@ -52,4 +52,19 @@ public interface UpperLayerBinding {
      *         item (an error status, another operation, a result too short or malformed)
      */
     int locateReplyItem(int version, int procedure, ByteBuffer result);
+
+    /**
+     * isNonIdempotent() - whether a retransmission of this procedure must be answered from the
+     * duplicate request cache rather than run again (knfsd caches the replies of CREATE, REMOVE,
+     * RENAME, WRITE...; never of READ, GETATTR, LOOKUP...). Idempotent calls pay nothing for the
+     * cache. Called on the completion loop for every call: MUST be cheap and allocation-free.
+     *
+     * @param version the program version of the call
+     * @param procedure its procedure number
+     * @return true to cache the reply; the default, for programs that do not say, caches every
+     *         small reply
+     */
+    default boolean isNonIdempotent(int version, int procedure) {
+        return true;
+    }
 }

@@ -19,7 +19,8 @@ import org.rpcrdma4j.transport.spi.UpperLayerBinding;
  * BulkProgram - a test program whose replies come in every size: NULL; ECHO of an opaque; BULK(n)
  * answering n bytes of a known pattern as an opaque (a READ-like reply with a DDP-eligible item,
  * described by {@link #BINDING}); COUNT, which is not idempotent (it answers how often it ran),
- * for the reply cache; SLOW(ms), which sleeps, for calls in flight.
+ * for the reply cache; SLOW(ms), which sleeps, for calls in flight; GATED, which waits until
+ * {@link #gate} opens, for calls held by the server.
  */
 final class BulkProgram implements RpcDispatchable {
     static final int PROGRAM = 0x2000_0177;
@@ -29,6 +30,7 @@ final class BulkProgram implements RpcDispatchable {
     static final int BULK = 2;
     static final int COUNT = 3;
     static final int SLOW = 4;
+    static final int GATED = 5;
 
     /** The binding: BULK and ECHO replies carry their opaque as a DDP-eligible item, first in the results. */
     static final UpperLayerBinding BINDING = new UpperLayerBinding() {
@@ -49,6 +51,8 @@ final class BulkProgram implements RpcDispatchable {
     };
 
     final AtomicInteger counted = new AtomicInteger();
+    /** GATED calls wait for this latch (open by default). */
+    volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
 
     /** @return byte i of a BULK reply */
     static byte pattern(int i) {
@@ -85,6 +89,15 @@ final class BulkProgram implements RpcDispatchable {
                 call.retrieveCall(ms);
                 try {
                     Thread.sleep(ms.intValue());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                call.reply(XdrVoid.XDR_VOID);
+            }
+            case GATED -> {
+                call.retrieveCall(XdrVoid.XDR_VOID);
+                try {
+                    gate.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

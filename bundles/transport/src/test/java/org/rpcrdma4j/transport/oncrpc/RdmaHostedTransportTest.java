@@ -257,6 +257,37 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void whatAClientIgnoringItsCreditsGetsHeldIsBoundedByItsReceiveContexts() throws Exception {
+        // issue #15 defect 1: a client granted CREDITS that sends 256 calls had all of them
+        // accepted, copied to the heap and queued for the workers. Now a call keeps its receive
+        // context until answered, so the server holds at most the connection's receive contexts
+        // (2 x credits); the rest wait in the client's queue pair (RNR), and none is lost.
+        program.gate = new java.util.concurrent.CountDownLatch(1);
+        RpcRdmaClient greedy = client(ClientConfig.builder().progressThread(true).maxCredits(1024).enforceCredits(false).build());
+        List<CompletableFuture<RpcReply>> flood = new ArrayList<>();
+        for (int i = 0; i < 256; i++) {
+            flood.add(greedy.call(CallRequest.builder(call(BulkProgram.GATED, new byte[0])).build()));
+        }
+        long held = -1;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            long delivered = stats().get(Counter.CALLS_DELIVERED);
+            if (delivered == held && delivered > 0) {
+                break;
+            }
+            held = delivered;
+            Thread.sleep(200);
+        }
+        int bound = TransportConfig.builder().credits(CREDITS).build().receiveContexts();
+        assertTrue(held > 0 && held <= bound, "calls held while the program waits: " + held + ", bound " + bound);
+        program.gate.countDown();
+        for (CompletableFuture<RpcReply> f : flood) {
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(f.get(60, TimeUnit.SECONDS), false)));
+        }
+        assertEquals(256, stats().get(Counter.CALLS_DELIVERED), "every call served in the end");
+    }
+
+    @Test
     void programsComingAndGoingWhileCallsFlowGetSuccessOrProgUnavail() throws Exception {
         RpcRdmaClient client = client();
         AtomicBoolean running = new AtomicBoolean(true);

@@ -87,4 +87,19 @@ public final class Nfs3Replies {
                 return NONE;
         }
     }
+
+    /** Bit per NFSv3 procedure whose reply the duplicate request cache keeps (see {@link #isNonIdempotent}). */
+    private static final int NON_IDEMPOTENT = 1 << 2 | 1 << 7 | 1 << 8 | 1 << 9 | 1 << 10 | 1 << 11 | 1 << 12 | 1 << 13
+            | 1 << 14 | 1 << 15 | 1 << 21;
+
+    /**
+     * isNonIdempotent() - SETATTR, WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME,
+     * LINK and COMMIT: the procedures whose retransmission knfsd answers from its reply cache.
+     *
+     * @param procedure an NFSv3 procedure number
+     * @return true for those
+     */
+    public static boolean isNonIdempotent(int procedure) {
+        return procedure >= 0 && procedure < 32 && (NON_IDEMPOTENT & 1 << procedure) != 0;
+    }
 }

@@ -295,12 +295,13 @@ public final class TransportConfig {
         }
 
         /**
-         * @param value completion loops (threads) serving the connections, 1..64; the pools per
+         * @param value completion loops (threads) serving the connections, 1..64, or 0 for one per
+         *        CPU at most {@value TransportConfig#DEFAULT_MAX_COMPLETION_LOOPS}; the pools per
          *        device (READ sinks, reply staging) are divided among them
          * @return this builder
          */
         public Builder completionLoops(int value) {
-            completionLoops = range("completionLoops", value, 1, MAX_COMPLETION_LOOPS);
+            completionLoops = range("completionLoops", value, 0, MAX_COMPLETION_LOOPS) == 0 ? defaultCompletionLoops() : value;
             return this;
         }
 

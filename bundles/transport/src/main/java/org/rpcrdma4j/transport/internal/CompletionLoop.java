@@ -63,6 +63,9 @@ final class CompletionLoop implements Runnable {
     /** False only while the loop may be asleep; a hand-in that flips it rings the channel. */
     private final AtomicBoolean awake = new AtomicBoolean(true);
     private int strategiesSeen = -1;
+    private final long stallTimeoutNanos;
+    /** The loop's clock, read once per pass. */
+    private long now = System.nanoTime();
     private volatile Thread thread;
     private volatile boolean closed;
 
@@ -75,6 +78,7 @@ final class CompletionLoop implements Runnable {
         this.config = engine.config();
         this.channel = channel;
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
+        this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -91,6 +95,15 @@ final class CompletionLoop implements Runnable {
 
     Counters counters() {
         return engine.counters();
+    }
+
+    /** @return the loop's clock (System.nanoTime() at the start of the current pass) */
+    long now() {
+        return now;
+    }
+
+    long stallTimeoutNanos() {
+        return stallTimeoutNanos;
     }
 
     HeaderDecoder decoder() {
@@ -166,6 +179,7 @@ final class CompletionLoop implements Runnable {
         if (closed) {
             return 0;
         }
+        now = System.nanoTime();
         int work = takeHandedIn();
         int version = engine.strategies().version();
         if (version != strategiesSeen) {
@@ -184,6 +198,7 @@ final class CompletionLoop implements Runnable {
             work += c.doWork(completions);
             if (c.isRemovable()) {
                 connections.remove(i--);
+                engine.onConnectionGone();
                 work++;
             }
         }
@@ -292,6 +307,7 @@ final class CompletionLoop implements Runnable {
     private void onConnectRequest(HandedEvent event) {
         Connection connection = event.connection;
         if (engine.isCloseRequested()) {
+            engine.onConnectionGone();
             TransportEngine.rejectAndClose(connection);
             return;
         }
@@ -303,6 +319,7 @@ final class CompletionLoop implements Runnable {
             state = new ConnectionState(this, connection, device, event.peer);
         } catch (VerbsException | RuntimeException e) {
             engine.counters().increment(Counter.ACCEPT_FAILURES);
+            engine.onConnectionGone();
             TransportEngine.rejectAndClose(connection);
             return;
         }
@@ -310,6 +327,7 @@ final class CompletionLoop implements Runnable {
             state.open(sizing);
         } catch (VerbsException | RuntimeException e) {
             engine.counters().increment(Counter.ACCEPT_FAILURES);
+            engine.onConnectionGone();
             return;
         }
         connections.add(state);

@@ -64,6 +64,8 @@ public final class ConnectionState implements RdmaConnection {
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
     private boolean completionQueueArmed;
+    /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
+    private long lastProgressNanos;
 
     ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
         this.loop = loop;
@@ -108,6 +110,7 @@ public final class ConnectionState implements RdmaConnection {
             sendQueue.attach(queuePair);
             receivePool.postReceives(queuePair);
             connection.attach(this);
+            lastProgressNanos = loop.now();
             connection.accept(acceptPrivateData());
         } catch (VerbsException | RuntimeException e) {
             releaseAfterFailedOpen();
@@ -212,7 +215,9 @@ public final class ConnectionState implements RdmaConnection {
         if (phase == CLOSED) {
             return work;
         }
-        work += pollCompletions(completions);
+        int completed = pollCompletions(completions);
+        work += completed;
+        checkStalled(completed);
         work += takeSubmittedReplies();
         work += readScheduler.pump();
         if (!sendQueue.pump()) {
@@ -233,6 +238,26 @@ public final class ConnectionState implements RdmaConnection {
             work++;
         }
         return work;
+    }
+
+    /**
+     * checkStalled() - the deadline on work that does not complete: while this connection has
+     * SENDs, WRITEs or READs outstanding, some completion must come within
+     * {@code stallTimeoutSeconds}; else the peer stopped (stopped posting receives and retries RNR
+     * for ever, or stopped answering READs) and the connection is closed, so the sinks, staging
+     * and send slots it holds go back to the other connections.
+     */
+    private void checkStalled(int completed) {
+        long now = loop.now();
+        if (completed > 0 || (sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0)) {
+            lastProgressNanos = now;
+            return;
+        }
+        if (phase < CLOSING && now - lastProgressNanos > loop.stallTimeoutNanos()) {
+            counters.increment(Counter.CONNECTIONS_STALLED);
+            fail("no work completed for " + config.stallTimeoutSeconds() + " s with " + sendQueue.outstanding()
+                    + " sends and writes and " + readScheduler.inFlight() + " READs outstanding: the peer stopped");
+        }
     }
 
     private int pollCompletions(WorkCompletion[] completions) {

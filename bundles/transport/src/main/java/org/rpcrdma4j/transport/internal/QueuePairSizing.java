@@ -37,6 +37,15 @@ record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandin
     }
 
     /**
+     * The RNR retry count the server asks for: the largest finite one. A client that stops
+     * posting receives then fails our reply SEND with RNR_RETRY_EXCEEDED, which closes only its
+     * connection, instead of holding it for ever. (On InfiniBand the IB CM applies the count of the
+     * client's connect request instead, which may be the infinite 7: the stall deadline of
+     * {@link ConnectionState} closes such a connection regardless.)
+     */
+    static final int SERVER_RNR_RETRY = 6;
+
+    /**
      * readSgeLimit() - the most SGEs one READ may carry: the device's READ limit, within the send
      * SGE limit that every send-queue request of the queue pair obeys.
      */
@@ -56,6 +65,7 @@ record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandin
                 .maxReceiveSge(1)
                 .initiatorDepth(outstandingReads)
                 .responderResources(1)
+                .rnrRetryCount(SERVER_RNR_RETRY)
                 .build();
     }
 }

@@ -53,6 +53,8 @@ public final class TransportEngine implements ConnectionEventHandler {
     private final CompletionLoop[] loops;
     private final StrategyRegistry strategies = new StrategyRegistry();
     private final AtomicInteger repliesInTransit = new AtomicInteger();
+    /** Connections admitted (handed to a loop) and not yet gone: what maxConnections bounds. */
+    private final AtomicInteger admitted = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closeRequested;
     private volatile boolean closed;
@@ -252,6 +254,14 @@ public final class TransportEngine implements ConnectionEventHandler {
                 rejectAndClose(connection);
                 return;
             }
+            if (admitted.incrementAndGet() > config.maxConnections()) {
+                admitted.decrementAndGet();
+                counters.increment(Counter.CONNECTIONS_REFUSED_LIMIT);
+                LOG.warn("RPC-over-RDMA connect request from {} rejected: {} connections served already (maxConnections)",
+                        event.peerAddress(), config.maxConnections());
+                rejectAndClose(connection);
+                return;
+            }
             leastLoaded().handIn(new CompletionLoop.HandedEvent(ConnectionEventType.CONNECT_REQUEST, connection, null,
                     event.privateData()));
             return;
@@ -261,6 +271,11 @@ public final class TransportEngine implements ConnectionEventHandler {
             ConnectionState state = (ConnectionState) attachment;
             state.loop().handIn(new CompletionLoop.HandedEvent(event.type(), connection, state, null));
         }
+    }
+
+    /** onConnectionGone() - an admitted connection was removed, or could not be set up. Any loop. */
+    void onConnectionGone() {
+        admitted.decrementAndGet();
     }
 
     private CompletionLoop leastLoaded() {

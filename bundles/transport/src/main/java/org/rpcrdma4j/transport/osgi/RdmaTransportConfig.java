@@ -60,6 +60,21 @@ public @interface RdmaTransportConfig {
                     + "bounds the largest reply.")
     int replyStagingBytes() default 16777216;
 
+    @AttributeDefinition(name = "Completion loops", min = "0", max = "64",
+            description = "Threads that serve the RPC-over-RDMA connections, each sleeping on its completion channel when "
+                    + "idle; connections are spread over them and the READ sinks and reply staging of each device are "
+                    + "divided among them. 0: one per CPU, at most 8.")
+    int completionLoops() default 0;
+
+    @AttributeDefinition(name = "Stall timeout (s)", min = "1", max = "3600",
+            description = "How long a connection's posted work (a reply SEND the client does not take, an RDMA READ or "
+                    + "WRITE) may go without any completion before the connection is closed and what it holds reclaimed.")
+    int stallTimeoutSeconds() default 30;
+
+    @AttributeDefinition(name = "Max connections", min = "1", max = "65536",
+            description = "RPC-over-RDMA connections served at once; connect requests beyond are rejected (and logged).")
+    int maxConnections() default 1024;
+
     @AttributeDefinition(name = "Max read segments", min = "1", max = "1024",
             description = "Validation: most segments in a call's read list.")
     int maxReadSegments() default 64;

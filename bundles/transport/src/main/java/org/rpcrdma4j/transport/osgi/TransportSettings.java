@@ -32,6 +32,9 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .readSinkCount(c.readSinkCount())
                 .readSinkLength(c.readSinkLength())
                 .replyStagingBytes(c.replyStagingBytes())
+                .completionLoops(c.completionLoops())
+                .stallTimeoutSeconds(c.stallTimeoutSeconds())
+                .maxConnections(c.maxConnections())
                 .limits(limits)
                 .build();
         RdmaHostedTransport.checkReplyCacheEntries(c.replyCacheEntries());

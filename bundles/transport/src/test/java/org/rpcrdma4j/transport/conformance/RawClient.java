@@ -57,6 +57,7 @@ public final class RawClient implements AutoCloseable {
     private int sourceUsed;
     private boolean established;
     private boolean disconnected;
+    private boolean reposting = true;
     private ConnectionPrivateData accepted;
 
     /**
@@ -174,6 +175,14 @@ public final class RawClient implements AutoCloseable {
         qp.postSend(send);
     }
 
+    /**
+     * stopReposting() - a stalled peer: receives that complete are no longer posted again, so once
+     * the posted ones are used up the server's reply SENDs meet RNR.
+     */
+    public void stopReposting() {
+        reposting = false;
+    }
+
     /** @return true when a send buffer is free */
     public boolean canSend() {
         return !freeSends.isEmpty();
@@ -207,7 +216,9 @@ public final class RawClient implements AutoCloseable {
                 synchronized (replies) {
                     replies.add(reply);
                 }
-                postReceive(index);
+                if (reposting) {
+                    postReceive(index);
+                }
             }
         }
         return work + n;

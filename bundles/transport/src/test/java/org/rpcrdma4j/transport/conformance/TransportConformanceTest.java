@@ -63,9 +63,13 @@ public abstract class TransportConformanceTest {
     }
 
     private TransportHarness startWithLoops(TransportConfig cfg, DeviceCapabilities caps) throws Exception {
+        return start(cfg, LoopbackFabric.builder().capabilities(caps).build());
+    }
+
+    private TransportHarness start(TransportConfig cfg, LoopbackFabric fabric) throws Exception {
         config = cfg;
         strategy = strategy();
-        harness = new TransportHarness(LoopbackFabric.builder().capabilities(caps).build(), cfg, handler, strategy);
+        harness = new TransportHarness(fabric, cfg, handler, strategy);
         return harness;
     }
 
@@ -614,5 +618,62 @@ public abstract class TransportConformanceTest {
         int settledWork = harness.settle();
         assertEquals(0, settledWork, "the loop is idle: nothing reposted into the errored queue pair");
         roundTrip(other, CallBuilder.msg(0x802).inline(CallBuilder.bytes(8, 2))).release();
+    }
+
+    @Test
+    void aPeerThatStopsPostingReceivesFailsTheServersFiniteRnrRetryAndOnlyItsConnectionCloses() throws Exception {
+        // issue #15 defect 2: the server's queue pair kept the infinite RNR retry, so a reply SEND
+        // to a peer that stopped posting receives waited for ever, holding what it held.
+        start();
+        RawClient stalled = harness.connect();
+        RawClient other = harness.connect();
+        stalled.stopReposting();
+        for (int i = 0; i < 40 && !stalled.isDisconnected(); i++) {
+            // Each is answered with RDMA_ERROR/ERR_VERS: a SEND into one of the peer's receives.
+            stalled.send(header(0x900 + i, 2, RpcRdma.RDMA_MSG, 0, 0, 0), new byte[0]);
+            harness.settle();
+        }
+        assertTrue(stalled.isDisconnected(), () -> "the peer's connection is closed once the RNR retries are used up: " + stats() + " " + harness.usage());
+        assertEquals(1, stats().get(Counter.SEND_ERRORS));
+        assertEquals(1, harness.transport().connections().size());
+        roundTrip(other, CallBuilder.msg(0x9fe).inline(CallBuilder.bytes(8, 1))).release();
+    }
+
+    @Test
+    void aPeerThatMakesTheServerRetryRnrForEverIsClosedAtTheStallDeadlineAndOthersGoOn() throws Exception {
+        // On InfiniBand the IB CM takes the server's RNR retry count from the client's connect
+        // request: a hostile client asks for 7 (for ever). The stall deadline closes it anyway:
+        // work outstanding without any completion for stallTimeoutSeconds.
+        start(TransportConfig.builder().stallTimeoutSeconds(1).completionLoops(1).build(),
+                LoopbackFabric.builder().capabilities(capabilities()).rnrRetryFromConnectRequest(true).build());
+        RawClient stalled = harness.connect();
+        RawClient other = harness.connect();
+        stalled.stopReposting();
+        for (int i = 0; i < 40; i++) {
+            // Each is answered with RDMA_ERROR/ERR_VERS: a SEND into one of the peer's receives.
+            stalled.send(header(0x900 + i, 2, RpcRdma.RDMA_MSG, 0, 0, 0), new byte[0]);
+            harness.settle();
+        }
+        assertFalse(stalled.isDisconnected(), "not before the deadline");
+        Thread.sleep(1200);
+        harness.settle();
+        assertEquals(1, stats().get(Counter.CONNECTIONS_STALLED));
+        assertTrue(stalled.isDisconnected(), "the stalled peer's connection is closed");
+        assertEquals(1, harness.transport().connections().size());
+        roundTrip(other, CallBuilder.msg(0x9ff).inline(CallBuilder.bytes(8, 1))).release();
+    }
+
+    @Test
+    void connectRequestsBeyondMaxConnectionsAreRejected() throws Exception {
+        start(TransportConfig.builder().maxConnections(2).build(), capabilities());
+        RawClient first = harness.connect();
+        RawClient second = harness.connect();
+        assertThrows(IllegalStateException.class, harness::connect, "the third is rejected");
+        assertEquals(1, stats().get(Counter.CONNECTIONS_REFUSED_LIMIT));
+        roundTrip(first, CallBuilder.msg(0xa01).inline(CallBuilder.bytes(8, 1))).release();
+        second.disconnect();
+        harness.settle();
+        RawClient fourth = harness.connect();
+        roundTrip(fourth, CallBuilder.msg(0xa02).inline(CallBuilder.bytes(8, 2))).release();
     }
 }

@@ -53,6 +53,8 @@ public final class LoopbackFabric implements AutoCloseable {
     private final Condition workAvailable = lock.newCondition();
     private final FabricMode mode;
     private final long rnrTimerNanos;
+    /** Whether connecting exchanges RNR retry counts as the InfiniBand CM does. */
+    final boolean rnrRetryFromConnectRequest;
     private final LoopbackDevice device;
     private final SendExecutor executor;
     private final LoopbackProvider provider;
@@ -69,6 +71,7 @@ public final class LoopbackFabric implements AutoCloseable {
     private Thread thread;
 
     private LoopbackFabric(Builder builder) {
+        this.rnrRetryFromConnectRequest = builder.rnrRetryFromConnectRequest;
         this.mode = builder.mode;
         this.rnrTimerNanos = builder.rnrTimer.toNanos();
         this.device = new LoopbackDevice(this, builder.deviceName, builder.capabilities);
@@ -404,6 +407,7 @@ public final class LoopbackFabric implements AutoCloseable {
         private DeviceCapabilities capabilities = DEFAULT_CAPABILITIES;
         private String deviceName = "loopback0";
         private Duration rnrTimer = Duration.ofNanos(100_000);
+        private boolean rnrRetryFromConnectRequest;
 
         private Builder() {
         }
@@ -445,6 +449,18 @@ public final class LoopbackFabric implements AutoCloseable {
                 throw new IllegalArgumentException("rnrTimer must be positive: " + timer);
             }
             this.rnrTimer = timer;
+            return this;
+        }
+
+        /**
+         * @param value true to connect as the InfiniBand CM does: the RNR retry count of the
+         *        connect request (the active side's queue pair) configures the passive side's
+         *        queue pair, and the accepting side's count the active one's; a client can thus
+         *        make the server retry RNR for ever. False (the default): each side keeps its own
+         * @return this builder
+         */
+        public Builder rnrRetryFromConnectRequest(boolean value) {
+            this.rnrRetryFromConnectRequest = value;
             return this;
         }
 

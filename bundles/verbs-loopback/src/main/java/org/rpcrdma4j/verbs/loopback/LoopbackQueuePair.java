@@ -30,6 +30,7 @@ final class LoopbackQueuePair implements QueuePair {
     final LoopbackCompletionQueue sendCompletionQueue;
     final LoopbackCompletionQueue receiveCompletionQueue;
     private final QueuePairAttributes attributes;
+    private int rnrRetryCount;
     private final int number;
     private final SendSlot[] sendRing;
     private final ReceiveSlot[] receiveRing;
@@ -52,6 +53,7 @@ final class LoopbackQueuePair implements QueuePair {
         this.number = number;
         this.protectionDomain = protectionDomain;
         this.attributes = attributes;
+        this.rnrRetryCount = attributes.rnrRetryCount();
         this.sendCompletionQueue = (LoopbackCompletionQueue) attributes.sendCompletionQueue();
         this.receiveCompletionQueue = (LoopbackCompletionQueue) attributes.receiveCompletionQueue();
         sendRing = new SendSlot[attributes.sendQueueDepth()];
@@ -244,7 +246,15 @@ final class LoopbackQueuePair implements QueuePair {
         if (state == QueuePairState.INIT) {
             peer = remote;
             state = QueuePairState.READY_TO_SEND;
+            if (fabric.rnrRetryFromConnectRequest) {
+                rnrRetryCount = remote.attributes().rnrRetryCount();
+            }
         }
+    }
+
+    /** @return the RNR retry count in force: our own, or the peer's under InfiniBand CM rules */
+    int rnrRetryCount() {
+        return rnrRetryCount;
     }
 
     /**

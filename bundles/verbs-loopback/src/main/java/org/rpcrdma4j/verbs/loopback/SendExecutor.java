@@ -215,7 +215,7 @@ final class SendExecutor {
 
     /** No receive at the peer: retry later, or fail once the RNR retry count is used up. */
     private int receiverNotReady(LoopbackQueuePair qp, SendSlot slot) {
-        int retryCount = qp.attributes().rnrRetryCount();
+        int retryCount = qp.rnrRetryCount();
         if (retryCount == QueuePairAttributes.RNR_RETRY_INFINITE) {
             return WAITING;
         }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rpcrdma4j.disni.ext.DisniExtensions;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.VerbsDevice;
@@ -105,6 +106,26 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
             return new DisniConnectionManager(this, RdmaEventChannel.createEventChannel());
         } catch (IOException e) {
             throw DisniErrors.toVerbs("rdma_create_event_channel", e);
+        } catch (LinkageError e) {
+            throw unloadable(e);
+        }
+    }
+
+    /**
+     * Opens a completion channel: an eventfd now, one ibv_comp_channel per device once a queue of
+     * that device is created on it (see {@link DisniCompletionChannel}). Needs no device.
+     *
+     * @throws VerbsException EBADF after close; ENODEV when libdisni cannot be loaded; the errno of
+     *         eventfd(2)
+     */
+    @Override
+    public CompletionChannel openCompletionChannel() throws VerbsException {
+        synchronized (this) {
+            checkOpen();
+        }
+        checkDirectBufferAccess();
+        try {
+            return DisniCompletionChannel.open();
         } catch (LinkageError e) {
             throw unloadable(e);
         }

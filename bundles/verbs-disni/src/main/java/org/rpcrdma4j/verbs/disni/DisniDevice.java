@@ -1,5 +1,6 @@
 package org.rpcrdma4j.verbs.disni;
 
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_CAP_FLAGS;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_FIELDS;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_LINK_LAYER;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_CQE;
@@ -34,6 +35,8 @@ import org.rpcrdma4j.verbs.VerbsException;
 final class DisniDevice implements VerbsDevice {
     /** Most SGEs per work request of a queue pair libdisni creates (DISNI_QP_MAX_SGE). */
     static final int LIBDISNI_MAX_SGE = 16;
+    /** device_cap_flags IBV_DEVICE_MEM_MGT_EXTENSIONS: the device posts (and honours) Send With Invalidate. */
+    static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
 
     private final IbvContext context;
     private final String name;
@@ -54,8 +57,9 @@ final class DisniDevice implements VerbsDevice {
 
     /**
      * Maps ibv_query_device's limits: SGEs capped at what libdisni gives a queue pair, READ SGEs
-     * at the send SGEs; no fast registration and no remote invalidation (user-space verbs have no
-     * REG_MR work request).
+     * at the send SGEs; no fast registration (user-space verbs have no REG_MR work request);
+     * remote invalidation (posting SEND_WITH_INV) where the device has the memory management
+     * extensions, as Linux's svcrdma decides (rxe has them).
      */
     static DeviceCapabilities capabilitiesOf(int[] limits, int maxInlineData) {
         TransportType transport = limits[DEVICE_TRANSPORT_TYPE] == TRANSPORT_IWARP ? TransportType.IWARP
@@ -65,7 +69,7 @@ final class DisniDevice implements VerbsDevice {
         return new DeviceCapabilities(transport, sge, sge, readSge, maxInlineData,
                 Math.max(1, limits[DEVICE_MAX_QP_WR]), Math.max(1, limits[DEVICE_MAX_CQE]),
                 Math.max(1, limits[DEVICE_MAX_QP_INIT_RD_ATOM]), Math.max(1, limits[DEVICE_MAX_QP_RD_ATOM]),
-                false, false, 0);
+                false, (limits[DEVICE_CAP_FLAGS] & IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0, 0);
     }
 
     IbvContext context() {

@@ -46,7 +46,7 @@ final class DisniQueuePair implements QueuePair {
         int[] queried = query(handle);
         this.sendCapacity = queried[DisniExtensions.QP_MAX_SEND_WR];
         this.receiveCapacity = queried[DisniExtensions.QP_MAX_RECV_WR];
-        this.sends = new SendPoster(qp, attributes);
+        this.sends = new SendPoster(qp, attributes, pd.device().capabilities().remoteInvalidation());
         this.receives = new ReceivePoster(qp, attributes);
     }
 

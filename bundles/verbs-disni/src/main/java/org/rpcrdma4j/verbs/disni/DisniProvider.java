@@ -155,6 +155,13 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         }
     }
 
+    /** Takes every known device's pending asynchronous events (see {@link DisniDevice#takeAsyncEvents()}). */
+    void takeAsyncEvents() {
+        for (DisniDevice device : devicesByContext.values()) {
+            device.takeAsyncEvents();
+        }
+    }
+
     /**
      * @param device a device {@link #devices()} listed
      * @return the local IPv4 address through which it was found, or null

@@ -160,6 +160,7 @@ final class DisniQueuePair implements QueuePair {
                 receives.free();
             }
         }
+        pd.device().asyncEvents().unregister(number, connection);
         ((DisniCompletionQueue) attributes.sendCompletionQueue()).detach();
         ((DisniCompletionQueue) attributes.receiveCompletionQueue()).detach();
         pd.release();

@@ -90,6 +90,7 @@ static int take_events(struct ibv_comp_channel *channel, short revents, int32_t 
 int disni_wait_set_await(struct disni_wait_set *ws, int timeout_ms, int32_t *cookies, int max)
 {
 	unsigned int n = __atomic_load_n(&ws->count, __ATOMIC_ACQUIRE);
+	unsigned int first = n > 0 ? ws->start % n : 0;
 	unsigned int i;
 	int ready, taken = 0, woken = 0, err;
 
@@ -111,17 +112,19 @@ int disni_wait_set_await(struct disni_wait_set *ws, int timeout_ms, int32_t *coo
 		woken = DISNI_WAIT_SET_WOKEN;
 	}
 	for (i = 0; i < n && taken < max; i++) {
+		unsigned int c = (first + i) % n;
 		int got;
 
-		if (ws->fds[1 + i].revents == 0)
+		if (ws->fds[1 + c].revents == 0)
 			continue;
-		got = take_events(ws->channels[i], ws->fds[1 + i].revents, cookies + taken, max - taken);
+		got = take_events(ws->channels[c], ws->fds[1 + c].revents, cookies + taken, max - taken);
 		if (got < 0) {
 			if (taken > 0 || woken != 0)
 				break; /* report what was taken; the failure shows again next time */
 			return got;
 		}
 		taken += got;
+		ws->start = (c + 1) % n;
 	}
 	return taken + woken;
 }

@@ -30,6 +30,7 @@
 struct disni_wait_set {
 	int wake_fd;                                                   /* eventfd, non-blocking */
 	unsigned int count;                                            /* channels published (acquire/release) */
+	unsigned int start;                                            /* channel the next await serves first (awaiter only) */
 	struct ibv_comp_channel *channels[DISNI_WAIT_SET_MAX_CHANNELS];
 	struct pollfd fds[1 + DISNI_WAIT_SET_MAX_CHANNELS];            /* [0] the eventfd, [1 + i] channels[i] */
 };
@@ -47,7 +48,8 @@ int disni_wait_set_add(struct disni_wait_set *ws, struct ibv_comp_channel *chann
 /*
  * Sleeps up to timeout_ms (0: no sleep) until a channel or the eventfd is readable, then takes up
  * to max events (at most DISNI_WAIT_SET_MAX_EVENTS), acknowledging each, and writes their queues'
- * cq_context values (as int32) to cookies[0..n). Returns n, plus DISNI_WAIT_SET_WOKEN when the
+ * cq_context values (as int32) to cookies[0..n). The channels are served in turn, starting after
+ * the last one served, so a busy device cannot starve another when max is reached. Returns n, plus DISNI_WAIT_SET_WOKEN when the
  * eventfd was read; 0 on timeout or EINTR; or a negative errno. An error after events were taken
  * is not returned: the events are (the error shows again on the next await), so no queue's
  * notification is ever lost.

@@ -137,6 +137,17 @@ static void test_events_of_many_queues_on_two_channels(void)
 	CHECK(cookies[0] == 11);
 	CHECK(acks == 6);
 
+	/* a channel that fills the room is served after the others next time */
+	event(&a, &cq1);
+	event(&a, &cq2);
+	event(&a, &cq1);
+	event(&b, &cq3);
+	CHECK(disni_wait_set_await(ws, 0, cookies, 2) == 2);
+	CHECK(cookies[0] == 7 && cookies[1] == 9);
+	CHECK(disni_wait_set_await(ws, 0, cookies, 2) == 2);
+	CHECK(cookies[0] == 11 && cookies[1] == 7);
+	CHECK(disni_wait_set_await(ws, 0, cookies, 2) == 0);
+
 	/* events and a wake-up in one await */
 	event(&b, &cq2);
 	CHECK(disni_wait_set_wake(ws) == 0);

@@ -173,27 +173,28 @@ final class DisniCompletionChannel implements CompletionChannel {
             long left = timeoutNanos - (System.nanoTime() - start);
             int slice = left <= 0 ? 0 : (int) Math.min(WAIT_SLICE_MILLIS, (left + 999_999) / 1_000_000);
             int result;
+            int n = 0;
             awaitLock.lock();
             try {
                 if (closed) {
                     return 0; // closed while waiting: the waiter returns (the contract of close)
                 }
                 result = DisniExtensions.awaitWaitSet(waitSet, slice, cookies, max);
+                // After the native call, consumed or not: a ring skipped since was skipped because
+                // of a write that is either still in the eventfd or consumed just now (see wakeup()).
+                wakePending.set(0);
+                int events = result & (DisniExtensions.WAIT_SET_WOKEN - 1);
+                if (result > 0 && events > 0) {
+                    n = mapFired(events, fired); // cookies belong to this await until the lock is released
+                }
             } finally {
                 awaitLock.unlock();
             }
-            // After the native call, consumed or not: a ring skipped since was skipped because of a
-            // write that is either still in the eventfd or consumed just now (see wakeup()).
-            wakePending.set(0);
             if (result < 0) {
                 throw new VerbsException("waiting on the completion channel (poll, ibv_get_cq_event)", -result);
             }
-            int events = result & (DisniExtensions.WAIT_SET_WOKEN - 1);
-            if (events > 0) {
-                int n = mapFired(events, fired);
-                if (n > 0) {
-                    return n;
-                }
+            if (n > 0) {
+                return n;
             }
             if ((result & DisniExtensions.WAIT_SET_WOKEN) != 0 || slice == 0 || left <= 0) {
                 return 0;

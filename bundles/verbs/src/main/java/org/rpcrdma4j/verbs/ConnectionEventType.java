@@ -19,5 +19,15 @@ public enum ConnectionEventType {
     /** Either side: the connection is down (disconnect by either side, or the link was lost); its queue pair is in error. */
     DISCONNECTED,
     /** Either side: the device went away; every resource on it MUST be released. */
-    DEVICE_REMOVAL
+    DEVICE_REMOVAL,
+    /**
+     * Either side: the device reported that the connection's queue pair failed, as an
+     * asynchronous event outside any completion (ibv_get_async_event: IBV_EVENT_QP_FATAL,
+     * QP_REQ_ERR, QP_ACCESS_ERR, or DEVICE_FATAL for every queue pair of the device);
+     * {@link ConnectionEvent#status()} is that ibv_event_type. Delivered at most once per
+     * connection, by the manager that owns it. The queue pair is in error and no DISCONNECTED
+     * need follow: the consumer MUST close the connection (svcrdma's qp_event_handler closes the
+     * transport the same way). Providers without asynchronous events never deliver it.
+     */
+    QUEUE_PAIR_FATAL
 }

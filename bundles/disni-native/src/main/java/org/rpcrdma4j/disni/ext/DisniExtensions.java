@@ -6,8 +6,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Native calls of libdisni that DiSNI 2.1's own NativeDispatcher lacks: device listing and
- * limits, connect/accept/reject with private data and READ depths, and the status and private
- * data of the connection event DiSNI last returned on a channel.
+ * limits, connect/accept/reject with private data and READ depths, the status and private
+ * data of the connection event DiSNI last returned on a channel, completion channels shared by
+ * many queues (wait sets), and the devices' asynchronous events.
  *
  * <p>This class ships in the libdisni fragment, so it is loaded by DiSNI's class loader (in OSGi,
  * the host bundle com.ibm.disni; outside OSGi, the same class path) and binds to the library
@@ -73,6 +74,24 @@ public final class DisniExtensions {
     public static final int LINK_LAYER_ETHERNET = 2;
     /** Most private-data bytes librdmacm carries in any message. */
     public static final int MAX_PRIVATE_DATA = 255;
+
+    /** Added to {@link #awaitWaitSet}'s result when the await consumed a wake-up. */
+    public static final int WAIT_SET_WOKEN = 0x10000;
+    /** Most completion events one {@link #awaitWaitSet} takes. */
+    public static final int WAIT_SET_MAX_EVENTS = 256;
+    /** Most completion channels (devices) one wait set sleeps on. */
+    public static final int WAIT_SET_MAX_CHANNELS = 64;
+
+    /** enum ibv_event_type IBV_EVENT_CQ_ERR (an asynchronous event, {@link #takeAsyncEvent}). */
+    public static final int EVENT_CQ_ERR = 0;
+    /** IBV_EVENT_QP_FATAL: the queue pair hit an error it cannot report in a completion. */
+    public static final int EVENT_QP_FATAL = 1;
+    /** IBV_EVENT_QP_REQ_ERR: the peer's request violated the transport (invalid request). */
+    public static final int EVENT_QP_REQ_ERR = 2;
+    /** IBV_EVENT_QP_ACCESS_ERR: the peer's request violated access (local access violation). */
+    public static final int EVENT_QP_ACCESS_ERR = 3;
+    /** IBV_EVENT_DEVICE_FATAL: the device failed; every queue pair on it is lost. */
+    public static final int EVENT_DEVICE_FATAL = 8;
 
     static {
         try {
@@ -185,4 +204,90 @@ public final class DisniExtensions {
      * @throws IOException EINVAL for a null handle or a short array; the device's errno otherwise
      */
     public static native void queryQueuePair(long qp, int[] out) throws IOException;
+
+    /**
+     * Opens a wait set: the native half of a completion channel shared by many completion queues,
+     * an eventfd (the wake-up) and, once added, one ibv_comp_channel per device, waited on together
+     * in one poll(2).
+     *
+     * <p>Ownership: the caller owns the set and MUST free it with {@link #closeWaitSet} once no
+     * thread can use it any more (no await, no wake in progress).
+     *
+     * @return the set's handle
+     * @throws IOException when the eventfd cannot be created
+     */
+    public static native long openWaitSet() throws IOException;
+
+    /**
+     * Adds a completion channel to a wait set. Safe while another thread awaits the set (the
+     * channel is watched from that thread's next await on); adds MUST be serialised.
+     *
+     * @param waitSet the set
+     * @param compChannel a DiSNI completion-channel handle (ibv_comp_channel, its fd non-blocking, as
+     *        libdisni creates it); the caller keeps owning it and destroys it after {@link #closeWaitSet}
+     * @throws IOException EEXIST when added already; ENOSPC beyond {@link #WAIT_SET_MAX_CHANNELS}
+     */
+    public static native void addToWaitSet(long waitSet, long compChannel) throws IOException;
+
+    /**
+     * Sleeps until a channel of the set has a completion event or the set is woken, then takes the
+     * ready events (ibv_get_cq_event, each acknowledged at once) and writes their queues' cookies
+     * ({@link #setCompletionQueueCookie}) to {@code cookies}. Allocates nothing.
+     *
+     * <p>Assumptions: one thread at a time; the set is open.
+     *
+     * @param waitSet the set
+     * @param timeoutMillis the longest sleep, 0 for none
+     * @param cookies receives the cookies from index 0
+     * @param max the most events to take, 1..min(cookies.length, {@link #WAIT_SET_MAX_EVENTS})
+     * @return the number of events taken, plus {@link #WAIT_SET_WOKEN} when a wake-up was consumed
+     *         (0 on timeout); or a negative errno (EIO when a channel failed, e.g. its device
+     *         went away), never with an event taken
+     */
+    public static native int awaitWaitSet(long waitSet, int timeoutMillis, int[] cookies, int max);
+
+    /**
+     * Rings a wait set's wake-up (write(2) to its eventfd): the current or next await returns.
+     * Any thread; never blocks.
+     *
+     * @param waitSet the set
+     * @return 0 or a negative errno
+     */
+    public static native int wakeWaitSet(long waitSet);
+
+    /**
+     * Closes a wait set's eventfd and frees it; its completion channels are untouched.
+     *
+     * @param waitSet the set; MUST NOT be used by any thread any more
+     */
+    public static native void closeWaitSet(long waitSet);
+
+    /**
+     * Sets a completion queue's cq_context, handed back by {@link #awaitWaitSet} as the cookie of
+     * each of its events. Assumptions: the queue is not armed yet.
+     *
+     * @param cq a DiSNI completion-queue handle
+     * @param cookie the value
+     * @throws IOException EINVAL for a null handle
+     */
+    public static native void setCompletionQueueCookie(long cq, int cookie) throws IOException;
+
+    /**
+     * Makes a device's asynchronous event descriptor non-blocking, for {@link #takeAsyncEvent}.
+     *
+     * @param context a DiSNI context handle
+     * @throws IOException when fcntl refuses
+     */
+    public static native void prepareAsyncEvents(long context) throws IOException;
+
+    /**
+     * Takes one asynchronous event of a device without waiting (ibv_get_async_event) and
+     * acknowledges it.
+     *
+     * @param context a DiSNI context handle, prepared with {@link #prepareAsyncEvents}
+     * @return {@code (event_type << 32) | element}: the element is the queue pair number for a queue
+     *         pair event, the port for a port event, else 0; or a negative errno, EAGAIN when none
+     *         is pending
+     */
+    public static native long takeAsyncEvent(long context);
 }

@@ -4,7 +4,7 @@
  * bundle com.ibm.disni.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rpcrdma4j.disni.ext;
 
 import org.osgi.annotation.bundle.Export;

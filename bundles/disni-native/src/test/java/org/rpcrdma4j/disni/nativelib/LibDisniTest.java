@@ -136,6 +136,33 @@ class LibDisniTest {
     }
 
     /**
+     * The completion channel's wait set and the async-event calls bind and refuse null handles and
+     * unfit arguments with EINVAL (thrown, or returned negated on the hot-path calls), never a crash.
+     */
+    @Test
+    void waitSetAndAsyncEventCallsBindAndRefuseBadArguments() throws IOException {
+        assertEquals(-22, DisniExtensions.awaitWaitSet(0, 0, new int[1], 1));
+        assertEquals(-22, DisniExtensions.wakeWaitSet(0));
+        DisniExtensions.closeWaitSet(0); // nothing to free
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.addToWaitSet(0, 1)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.setCompletionQueueCookie(0, 1)));
+        assertEinval(assertThrows(IOException.class, () -> DisniExtensions.prepareAsyncEvents(0)));
+        assertEquals(-22L, DisniExtensions.takeAsyncEvent(0));
+        long set = DisniExtensions.openWaitSet();
+        try {
+            assertNotEquals(0L, set);
+            assertEinval(assertThrows(IOException.class, () -> DisniExtensions.addToWaitSet(set, 0)));
+            assertEquals(-22, DisniExtensions.awaitWaitSet(set, 0, new int[1], 2), "max beyond the array");
+            assertEquals(-22, DisniExtensions.awaitWaitSet(set, 0, null, 1));
+            assertEquals(0, DisniExtensions.awaitWaitSet(set, 0, new int[1], 1));
+            assertEquals(0, DisniExtensions.wakeWaitSet(set));
+            assertEquals(DisniExtensions.WAIT_SET_WOKEN, DisniExtensions.awaitWaitSet(set, 60_000, new int[1], 1));
+        } finally {
+            DisniExtensions.closeWaitSet(set);
+        }
+    }
+
+    /**
      * NativeAffinity: pinning to one CPU of the thread's mask takes effect and the mask restores;
      * DiSNI's wrapper ignores an empty mask, and the native method itself refuses it.
      */

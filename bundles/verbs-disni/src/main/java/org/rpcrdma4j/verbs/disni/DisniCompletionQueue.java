@@ -6,6 +6,7 @@ import com.ibm.disni.verbs.IbvCompChannel;
 import com.ibm.disni.verbs.IbvWC;
 import com.ibm.disni.verbs.SVCPollCq;
 import com.ibm.disni.verbs.SVCReqNotify;
+import com.ibm.disni.verbs.impl.NatObject;
 import com.ibm.disni.verbs.impl.NatPollCqCall;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -13,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.rpcrdma4j.verbs.CompletionOpcode;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.CompletionStatus;
@@ -23,6 +25,11 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 /**
  * A completion queue and its channel (DiSNI IbvCQ + IbvCompChannel), polled through DiSNI's
  * stateful poll calls, one per batch size up to {@link #BATCH}, built on first use and reused.
+ *
+ * <p>A queue made by {@link org.rpcrdma4j.verbs.VerbsDevice#createCompletionQueue} owns its channel and waits on it
+ * ({@link #awaitNotification}); one made by a {@link DisniCompletionChannel} shares that
+ * channel's ibv_comp_channel for its device, carries the channel's cookie as its cq_context, and
+ * is waited for by the channel only.
  *
  * <p>Completions are read from the ibv_wc records the poll call filled (its own buffer): DiSNI
  * 2.1 copies vendor_err, byte_len and qp_num into its IbvWC objects for successful completions
@@ -56,6 +63,12 @@ final class DisniCompletionQueue implements CompletionQueue {
     private final IbvCompChannel channel;
     private final IbvCQ cq;
     private final int capacity;
+    /** The shared channel this queue was created on, or null when the queue owns its channel. */
+    private final DisniCompletionChannel owner;
+    /** The cookie (cq_context) the owner maps this queue's events by; 0 without an owner. */
+    private final int cookie;
+    /** The owner's await round that last reported this queue (the owner's loop thread only). */
+    long firedRound;
     private final ReentrantLock lock = new ReentrantLock();
     private final IbvWC[] wcs = new IbvWC[BATCH];
     private final SVCPollCq[] polls = new SVCPollCq[BATCH + 1];
@@ -64,11 +77,14 @@ final class DisniCompletionQueue implements CompletionQueue {
     private int queuePairs;
     private volatile boolean closed;
 
-    private DisniCompletionQueue(DisniDevice device, IbvCompChannel channel, IbvCQ cq, int capacity) {
+    private DisniCompletionQueue(DisniDevice device, IbvCompChannel channel, IbvCQ cq, int capacity, DisniCompletionChannel owner,
+            int cookie) {
         this.device = device;
         this.channel = channel;
         this.cq = cq;
         this.capacity = capacity;
+        this.owner = owner;
+        this.cookie = cookie;
         for (int i = 0; i < BATCH; i++) {
             wcs[i] = new IbvWC();
         }
@@ -84,7 +100,7 @@ final class DisniCompletionQueue implements CompletionQueue {
         }
         try {
             IbvCQ cq = device.context().createCQ(channel, capacity, 0);
-            return new DisniCompletionQueue(device, channel, cq, capacity);
+            return new DisniCompletionQueue(device, channel, cq, capacity, null, 0);
         } catch (IOException e) {
             try {
                 channel.destroyCompChannel();
@@ -95,8 +111,39 @@ final class DisniCompletionQueue implements CompletionQueue {
         }
     }
 
+    /**
+     * Creates a queue on a completion channel another object owns (a {@link DisniCompletionChannel}'s
+     * ibv_comp_channel for the device), with its cookie as cq_context. Destroys the queue if the
+     * cookie cannot be set.
+     */
+    static DisniCompletionQueue createOn(DisniDevice device, IbvCompChannel channel, int capacity, DisniCompletionChannel owner, int cookie)
+            throws VerbsException {
+        IbvCQ cq;
+        try {
+            cq = device.context().createCQ(channel, capacity, 0);
+        } catch (IOException e) {
+            throw DisniErrors.toVerbs("ibv_create_cq of " + capacity + " entries on " + device.name(), e);
+        }
+        try {
+            DisniExtensions.setCompletionQueueCookie(((NatObject) cq).getObjId(), cookie);
+        } catch (IOException e) {
+            try {
+                cq.destroyCQ();
+            } catch (IOException ignored) {
+                // the cookie's failure is the error to report
+            }
+            throw DisniErrors.toVerbs("setting the cq_context of a completion queue", e);
+        }
+        return new DisniCompletionQueue(device, channel, cq, capacity, owner, cookie);
+    }
+
     IbvCQ cq() {
         return cq;
+    }
+
+    /** @return the cookie its channel maps its events by (0 when it owns its channel) */
+    int cookie() {
+        return cookie;
     }
 
     @Override
@@ -205,6 +252,9 @@ final class DisniCompletionQueue implements CompletionQueue {
     @Override
     public boolean awaitNotification(long timeout, TimeUnit unit) throws VerbsException, InterruptedException {
         checkOpen();
+        if (owner != null) {
+            throw new VerbsException("this completion queue is waited for through its CompletionChannel's await", Errno.EINVAL);
+        }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
             if (Thread.interrupted()) {
@@ -253,8 +303,13 @@ final class DisniCompletionQueue implements CompletionQueue {
         }
     }
 
+    /**
+     * Destroys the queue, and its channel when it owns one; a queue of a {@link DisniCompletionChannel}
+     * then leaves that channel (even when the destroy failed: the queue is closed either way).
+     */
     @Override
     public void close() throws VerbsException {
+        boolean closing = false;
         lock.lock();
         try {
             if (closed) {
@@ -264,6 +319,7 @@ final class DisniCompletionQueue implements CompletionQueue {
                 throw new VerbsException("completion queue still used by " + queuePairs + " queue pairs", Errno.EBUSY);
             }
             closed = true;
+            closing = true;
             for (int i = 0; i < polls.length; i++) {
                 if (polls[i] != null) {
                     polls[i].free();
@@ -276,7 +332,7 @@ final class DisniCompletionQueue implements CompletionQueue {
                 arm = null;
             }
             int cqRet = cq.destroyCQ();
-            int channelRet = channel.destroyCompChannel();
+            int channelRet = owner == null ? channel.destroyCompChannel() : 0;
             if (cqRet != 0 || channelRet != 0) {
                 throw new VerbsException("ibv_destroy_cq / ibv_destroy_comp_channel", cqRet != 0 ? -cqRet : -channelRet);
             }
@@ -285,6 +341,9 @@ final class DisniCompletionQueue implements CompletionQueue {
             throw DisniErrors.toVerbs("destroying the completion queue", e);
         } finally {
             lock.unlock();
+            if (closing && owner != null) {
+                owner.released(this);
+            }
         }
     }
 

@@ -27,7 +27,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Threading: the state is changed by the manager's event thread and by callers; every change
  * is under this object's monitor.
  */
-final class DisniConnection implements Connection {
+final class DisniConnection implements Connection, AsyncEventRouter.Owner {
     /** Transport retries of a connect (the InfiniBand maximum). */
     static final int RETRY_COUNT = 7;
 
@@ -39,6 +39,8 @@ final class DisniConnection implements Connection {
     private final boolean passive;
     private State state;
     private boolean disconnectRequested;
+    /** The device reported the queue pair failed (an asynchronous event); reported once. */
+    private boolean queuePairFailed;
     private DisniDevice device;
     private DisniQueuePair queuePair;
     private volatile Object attachment;
@@ -147,14 +149,14 @@ final class DisniConnection implements Connection {
      * asks the device.
      */
     synchronized QueuePairState queuePairState() {
-        if ((state == State.CONNECTED || state == State.CONNECTING && passive) && !disconnectRequested) {
+        if ((state == State.CONNECTED || state == State.CONNECTING && passive) && !disconnectRequested && !queuePairFailed) {
             // Passive side: rdma_accept has moved the queue pair to RTS before it returns (IB:
             // librdmacm's modify to RTR and RTS; iWARP: the kernel's iw_cm), so a reply may go out
             // before ESTABLISHED (the RTU) is seen here: the client may send its first call as
             // soon as it has the accept, and that call's receive can complete first.
             return QueuePairState.READY_TO_SEND;
         }
-        return state == State.DISCONNECTED || state == State.FAILED || state == State.CLOSED || disconnectRequested
+        return state == State.DISCONNECTED || state == State.FAILED || state == State.CLOSED || disconnectRequested || queuePairFailed
                 ? QueuePairState.ERROR : QueuePairState.INIT;
     }
 
@@ -175,6 +177,27 @@ final class DisniConnection implements Connection {
     @Override
     public InetSocketAddress remoteAddress() {
         return remoteAddressOrNull();
+    }
+
+    /** The peer's address if already read (no native call: safe from any thread). */
+    synchronized InetSocketAddress knownRemoteAddress() {
+        return remoteAddress;
+    }
+
+    /**
+     * The device reported this connection's queue pair failed: queues QUEUE_PAIR_FATAL on the
+     * manager, once, unless the connection is closed. The state is left alone, so that the
+     * consumer's close still disconnects (the peer learns of it).
+     */
+    @Override
+    public void onQueuePairFatal(int asyncEventType) {
+        synchronized (this) {
+            if (queuePairFailed || state == State.CLOSED) {
+                return;
+            }
+            queuePairFailed = true;
+        }
+        manager.queueQueuePairFatal(this, asyncEventType);
     }
 
     /** The peer's address, read once it is known (resolution or request) and then cached. */
@@ -214,6 +237,7 @@ final class DisniConnection implements Connection {
                 recvCq.attach();
                 try {
                     queuePair = wrap(id.createQP(pd.pd(), init), pd, attributes);
+                    device.asyncEvents().register(queuePair.number(), this);
                     return queuePair;
                 } catch (IOException e) {
                     recvCq.detach();

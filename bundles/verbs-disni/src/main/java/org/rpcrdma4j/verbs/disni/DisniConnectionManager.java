@@ -31,7 +31,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Events: {@link #pump} takes one event from DiSNI ({@code RdmaEventChannel.getCmEvent}),
  * reads its status and private data through {@link DisniExtensions}, and either hands an address
  * or route resolution to the connection waiting in {@link #createConnection}, or queues the event
- * for {@link #pollEvents}. A DISCONNECTED the peer caused is answered at once
+ * for {@link #pollEvents}. After each wait it also takes the devices' asynchronous events, which
+ * queue QUEUE_PAIR_FATAL on the manager of the connection whose queue pair failed (no thread of
+ * its own: the async fds are read without waiting). A DISCONNECTED the peer caused is answered at once
  * ({@link DisniConnection#answerDisconnect}). Every call that touches the channel or its ids (DiSNI keeps an unlocked
  * id table per channel) runs under {@link #channelLock}; waits are sliced so that a
  * {@code createConnection} on another thread is not held up for long by a waiting poller.
@@ -41,6 +43,7 @@ final class DisniConnectionManager implements ConnectionManager {
     static final int WAIT_SLICE_MILLIS = 20;
 
     private static final ConnectionEventType[] TYPES = eventTypes();
+    private static final byte[] NO_PRIVATE_DATA = new byte[0];
 
     private final DisniProvider provider;
     private final RdmaEventChannel channel;
@@ -197,6 +200,7 @@ final class DisniConnectionManager implements ConnectionManager {
         try {
             checkOpen();
             RdmaCmEvent event = channel.getCmEvent(timeoutMillis);
+            provider.takeAsyncEvents(); // a fatal queue pair event queues QUEUE_PAIR_FATAL on its connection's manager
             if (event == null) {
                 return false;
             }
@@ -269,6 +273,15 @@ final class DisniConnectionManager implements ConnectionManager {
         connection.onEvent(ConnectionEventType.CONNECT_REQUEST);
         queue(new DisniConnectionEvent(ConnectionEventType.CONNECT_REQUEST, connection, endpoint, data, connection.remoteAddressOrNull(),
                 status));
+    }
+
+    /**
+     * Queues QUEUE_PAIR_FATAL for a connection of this manager. Any thread: a device's
+     * asynchronous events are taken by whichever manager pumps first.
+     */
+    void queueQueuePairFatal(DisniConnection connection, int asyncEventType) {
+        queue(new DisniConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, connection, null, NO_PRIVATE_DATA,
+                connection.knownRemoteAddress(), asyncEventType));
     }
 
     private void queue(DisniConnectionEvent event) {

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.verbs.disni;
 
+import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_CAP_FLAGS;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_FIELDS;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_LINK_LAYER;
 import static org.rpcrdma4j.disni.ext.DisniExtensions.DEVICE_MAX_CQE;
@@ -34,10 +35,19 @@ import org.rpcrdma4j.verbs.VerbsException;
 final class DisniDevice implements VerbsDevice {
     /** Most SGEs per work request of a queue pair libdisni creates (DISNI_QP_MAX_SGE). */
     static final int LIBDISNI_MAX_SGE = 16;
+    /** device_cap_flags IBV_DEVICE_MEM_MGT_EXTENSIONS: the device posts (and honours) Send With Invalidate. */
+    static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
+
+    /** Most asynchronous events one {@link #takeAsyncEvents()} takes. */
+    static final int ASYNC_EVENTS_PER_CALL = 64;
+    private static final int EAGAIN = 11;
 
     private final IbvContext context;
     private final String name;
     private final DeviceCapabilities capabilities;
+    private final AsyncEventRouter asyncEvents = new AsyncEventRouter();
+    /** 0 before the async fd is made non-blocking, 1 after, -1 once it failed (guarded by asyncEvents). */
+    private int asyncState;
 
     DisniDevice(IbvContext context, int maxInlineData) throws VerbsException {
         this.context = context;
@@ -54,8 +64,9 @@ final class DisniDevice implements VerbsDevice {
 
     /**
      * Maps ibv_query_device's limits: SGEs capped at what libdisni gives a queue pair, READ SGEs
-     * at the send SGEs; no fast registration and no remote invalidation (user-space verbs have no
-     * REG_MR work request).
+     * at the send SGEs; no fast registration (user-space verbs have no REG_MR work request);
+     * remote invalidation (posting SEND_WITH_INV) where the device has the memory management
+     * extensions, as Linux's svcrdma decides (rxe has them).
      */
     static DeviceCapabilities capabilitiesOf(int[] limits, int maxInlineData) {
         TransportType transport = limits[DEVICE_TRANSPORT_TYPE] == TRANSPORT_IWARP ? TransportType.IWARP
@@ -65,7 +76,7 @@ final class DisniDevice implements VerbsDevice {
         return new DeviceCapabilities(transport, sge, sge, readSge, maxInlineData,
                 Math.max(1, limits[DEVICE_MAX_QP_WR]), Math.max(1, limits[DEVICE_MAX_CQE]),
                 Math.max(1, limits[DEVICE_MAX_QP_INIT_RD_ATOM]), Math.max(1, limits[DEVICE_MAX_QP_RD_ATOM]),
-                false, false, 0);
+                false, (limits[DEVICE_CAP_FLAGS] & IBV_DEVICE_MEM_MGT_EXTENSIONS) != 0, 0);
     }
 
     IbvContext context() {
@@ -102,6 +113,46 @@ final class DisniDevice implements VerbsDevice {
                     + capacity, Errno.EINVAL);
         }
         return DisniCompletionQueue.create(this, capacity);
+    }
+
+    /** The router of this device's asynchronous events: connections register their queue pairs. */
+    AsyncEventRouter asyncEvents() {
+        return asyncEvents;
+    }
+
+    /**
+     * Takes the device's pending asynchronous events without waiting (ibv_get_async_event on its
+     * non-blocking async fd, each acknowledged at once) and routes them
+     * ({@link AsyncEventRouter}). Called by every connection manager's event pump, so whichever
+     * manager runs first takes them; serialised per device. Does nothing while no queue pair of
+     * ours is on the device; stops reading a device whose async fd failed (it went away: the
+     * connection manager reports DEVICE_REMOVAL).
+     */
+    void takeAsyncEvents() {
+        if (asyncEvents.isEmpty()) {
+            return;
+        }
+        long handle = ((NatObject) context).getObjId();
+        synchronized (asyncEvents) {
+            if (asyncState == 0) {
+                try {
+                    DisniExtensions.prepareAsyncEvents(handle);
+                    asyncState = 1;
+                } catch (IOException e) {
+                    asyncState = -1;
+                }
+            }
+            for (int i = 0; i < ASYNC_EVENTS_PER_CALL && asyncState > 0; i++) {
+                long event = DisniExtensions.takeAsyncEvent(handle);
+                if (event < 0) {
+                    if (event != -EAGAIN) {
+                        asyncState = -1;
+                    }
+                    return;
+                }
+                asyncEvents.route((int) (event >>> 32), (int) event);
+            }
+        }
     }
 
     @Override

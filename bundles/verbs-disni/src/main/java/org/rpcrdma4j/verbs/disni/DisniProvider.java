@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rpcrdma4j.disni.ext.DisniExtensions;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.VerbsDevice;
@@ -111,6 +112,26 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     }
 
     /**
+     * Opens a completion channel: an eventfd now, one ibv_comp_channel per device once a queue of
+     * that device is created on it (see {@link DisniCompletionChannel}). Needs no device.
+     *
+     * @throws VerbsException EBADF after close; ENODEV when libdisni cannot be loaded; the errno of
+     *         eventfd(2)
+     */
+    @Override
+    public CompletionChannel openCompletionChannel() throws VerbsException {
+        synchronized (this) {
+            checkOpen();
+        }
+        checkDirectBufferAccess();
+        try {
+            return DisniCompletionChannel.open();
+        } catch (LinkageError e) {
+            throw unloadable(e);
+        }
+    }
+
+    /**
      * The device of a context handed out by librdmacm (e.g. the context of a connect request's id).
      *
      * @param context the DiSNI context
@@ -131,6 +152,13 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
                 devicesByName.putIfAbsent(known.name(), known);
             }
             return known;
+        }
+    }
+
+    /** Takes every known device's pending asynchronous events (see {@link DisniDevice#takeAsyncEvents()}). */
+    void takeAsyncEvents() {
+        for (DisniDevice device : devicesByContext.values()) {
+            device.takeAsyncEvents();
         }
     }
 

@@ -46,7 +46,7 @@ final class DisniQueuePair implements QueuePair {
         int[] queried = query(handle);
         this.sendCapacity = queried[DisniExtensions.QP_MAX_SEND_WR];
         this.receiveCapacity = queried[DisniExtensions.QP_MAX_RECV_WR];
-        this.sends = new SendPoster(qp, attributes);
+        this.sends = new SendPoster(qp, attributes, pd.device().capabilities().remoteInvalidation());
         this.receives = new ReceivePoster(qp, attributes);
     }
 
@@ -160,6 +160,7 @@ final class DisniQueuePair implements QueuePair {
                 receives.free();
             }
         }
+        pd.device().asyncEvents().unregister(number, connection);
         ((DisniCompletionQueue) attributes.sendCompletionQueue()).detach();
         ((DisniCompletionQueue) attributes.receiveCompletionQueue()).detach();
         pd.release();

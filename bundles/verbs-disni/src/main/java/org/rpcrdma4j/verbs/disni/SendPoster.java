@@ -1,11 +1,18 @@
 package org.rpcrdma4j.verbs.disni;
 
+import com.ibm.disni.util.MemBuf;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.SVCPostSend;
+import com.ibm.disni.verbs.impl.NatIbvSendWR;
+import com.ibm.disni.verbs.impl.NatPostSendCall;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedList;
 import java.util.List;
 import org.rpcrdma4j.verbs.Errno;
@@ -21,27 +28,53 @@ import org.rpcrdma4j.verbs.VerbsException;
  * fields change; so one call per (opcode, SGE count) is built on first use and reused for every
  * later post of that shape: steady state allocates nothing.
  *
+ * <p>Send With Invalidate: DiSNI's request modifier has no setter for the key to invalidate, which
+ * its record keeps at offset 36 (imm_data / invalidate_rkey, one union in ibv_send_wr). The poster
+ * writes it there itself, in the call's own command buffer (as {@link DisniCompletionQueue} reads
+ * its poll records); libdisni passes the 32 bits through as invalidate_rkey. Offered only where
+ * the device reports the capability (IBV_DEVICE_MEM_MGT_EXTENSIONS).
+ *
  * <p>Not thread-safe: the queue pair serialises posts.
  */
 final class SendPoster {
+    /** enum ibv_wr_opcode IBV_WR_SEND_WITH_INV (DiSNI 2.1 names no constant for it). */
+    static final int IBV_WR_SEND_WITH_INV = 9;
+    /** Offset of imm_data / invalidate_rkey in DiSNI's 72-byte send record (NatIbvSendWR). */
+    static final int RECORD_INVALIDATE_RKEY = 36;
+
     private static final int OP_SEND = 0;
     private static final int OP_WRITE = 1;
     private static final int OP_READ = 2;
-    private static final int[] IBV_OPCODES = {IbvSendWR.IBV_WR_SEND, IbvSendWR.IBV_WR_RDMA_WRITE, IbvSendWR.IBV_WR_RDMA_READ};
+    private static final int OP_SEND_WITH_INV = 3;
+    private static final int[] IBV_OPCODES = {IbvSendWR.IBV_WR_SEND, IbvSendWR.IBV_WR_RDMA_WRITE, IbvSendWR.IBV_WR_RDMA_READ,
+        IBV_WR_SEND_WITH_INV};
+    private static final Field COMMAND_BUFFER = commandBufferField();
 
     private final IbvQP qp;
     private final QueuePairAttributes attributes;
+    private final boolean remoteInvalidation;
     private final SVCPostSend[][] calls;
+    /** For SEND_WITH_INV calls: the call's command buffer (native order), where the key is written. */
+    private final ByteBuffer[] invalidateRecords;
 
-    SendPoster(IbvQP qp, QueuePairAttributes attributes) {
+    /**
+     * @param remoteInvalidation whether the device can post SEND_WITH_INV (its capabilities say so);
+     *        without it such a request is refused with EINVAL before DiSNI
+     */
+    SendPoster(IbvQP qp, QueuePairAttributes attributes, boolean remoteInvalidation) {
         this.qp = qp;
         this.attributes = attributes;
+        this.remoteInvalidation = remoteInvalidation;
         this.calls = new SVCPostSend[IBV_OPCODES.length][attributes.maxSendSge() + 1];
+        this.invalidateRecords = new ByteBuffer[attributes.maxSendSge() + 1];
     }
 
     /** Checks and posts one request; index is its position in the caller's chain. */
     void post(SendWorkRequest wr, int index) throws VerbsException {
         int op = opcodeIndex(wr.opcode(), index);
+        if (op == OP_SEND_WITH_INV && !remoteInvalidation) {
+            throw new VerbsException(wr + ": the device cannot post SEND_WITH_INV (no IBV_DEVICE_MEM_MGT_EXTENSIONS)", Errno.EINVAL, index);
+        }
         int sges = wr.sgeCount();
         if (sges > attributes.maxSendSge()) {
             throw new VerbsException(wr + " has more SGEs than the queue pair's " + attributes.maxSendSge(), Errno.EINVAL, index);
@@ -54,8 +87,15 @@ final class SendPoster {
             if (call == null) {
                 call = build(IBV_OPCODES[op], sges);
                 calls[op][sges] = call;
+                if (op == OP_SEND_WITH_INV) {
+                    invalidateRecords[sges] = commandBufferOf(call);
+                }
             }
             SVCPostSend.SendWRMod mod = call.getWrMod(0);
+            if (op == OP_SEND_WITH_INV) {
+                int record = ((NatIbvSendWR) mod).getBufPosition();
+                invalidateRecords[sges].putInt(record + RECORD_INVALIDATE_RKEY, wr.invalidateKey());
+            }
             mod.setWr_id(wr.id());
             mod.setSend_flags(wr.flags());
             mod.getRdmaMod().setRemote_addr(wr.remoteAddress());
@@ -82,8 +122,10 @@ final class SendPoster {
                 return OP_WRITE;
             case RDMA_READ:
                 return OP_READ;
+            case SEND_WITH_INV:
+                return OP_SEND_WITH_INV;
             default:
-                // SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV, REG_MR: the capabilities say no
+                // RDMA_READ_WITH_INV, LOCAL_INV, REG_MR: user-space verbs have no fast registration (the capabilities say no)
                 throw new VerbsException(opcode + " is not supported by user-space verbs", Errno.EINVAL, index);
         }
     }
@@ -110,6 +152,26 @@ final class SendPoster {
         return qp.postSend(wrs, null);
     }
 
+    /** The command buffer DiSNI serialises a call's records into, in native order. */
+    private static ByteBuffer commandBufferOf(SVCPostSend call) throws VerbsException {
+        try {
+            MemBuf buffer = (MemBuf) COMMAND_BUFFER.get(call);
+            return buffer.getBuffer().duplicate().order(ByteOrder.nativeOrder());
+        } catch (IllegalAccessException | ClassCastException e) {
+            throw new VerbsException("reaching DiSNI's send records: " + e, DisniErrors.EIO, e);
+        }
+    }
+
+    private static Field commandBufferField() {
+        try {
+            Field f = NatPostSendCall.class.getDeclaredField("cmd");
+            f.setAccessible(true);
+            return f;
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException("not DiSNI 2.1: NatPostSendCall.cmd is missing", e);
+        }
+    }
+
     /** Frees every call built (their native command buffers). */
     void free() {
         for (SVCPostSend[] byCount : calls) {
@@ -120,5 +182,6 @@ final class SendPoster {
                 }
             }
         }
+        Arrays.fill(invalidateRecords, null);
     }
 }

@@ -59,6 +59,19 @@ class DisniProviderUnitTest {
     }
 
     @Test
+    void remoteInvalidationFollowsTheDevicesMemoryManagementExtensionsFlag() {
+        int[] withExtensions = limits(0, DisniExtensions.LINK_LAYER_ETHERNET, 32, 32);
+        withExtensions[DisniExtensions.DEVICE_CAP_FLAGS] = DisniDevice.IBV_DEVICE_MEM_MGT_EXTENSIONS | 1 | (1 << 15);
+        assertTrue(DisniDevice.capabilitiesOf(withExtensions, 64).remoteInvalidation());
+        assertEquals(1 << 21, DisniDevice.IBV_DEVICE_MEM_MGT_EXTENSIONS, "verbs.h: IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21");
+        int[] without = limits(0, DisniExtensions.LINK_LAYER_ETHERNET, 32, 32);
+        without[DisniExtensions.DEVICE_CAP_FLAGS] = ~DisniDevice.IBV_DEVICE_MEM_MGT_EXTENSIONS;
+        DeviceCapabilities capabilities = DisniDevice.capabilitiesOf(without, 64);
+        assertFalse(capabilities.remoteInvalidation());
+        assertFalse(capabilities.fastRegistration(), "user-space verbs still have no fast registration");
+    }
+
+    @Test
     void libdisniErrnoAndWorkRequestIndexBecomeTheVerbsException() {
         VerbsException post = DisniErrors.toVerbs("post", new IOException("ibv_post_send failed: Cannot allocate memory [errno 12] [wr 3]"));
         assertEquals(Errno.ENOMEM, post.errno());

@@ -54,7 +54,7 @@ class PostersTest {
 
     @Test
     void sendCallIsBuiltOncePerShapeAndCarriesTheLatestRequest() throws Exception {
-        SendPoster poster = new SendPoster(qp, attributes);
+        SendPoster poster = new SendPoster(qp, attributes, false);
         SendWorkRequest wr = new SendWorkRequest(2).reset(SendOpcode.RDMA_WRITE, 41, SendWorkRequest.SIGNALED);
         wr.remote(0x7f0000001000L, 0xabc).sge(0).set(0x1000, 100, 7);
         wr.sge(1).set(0x2000, 200, 8);
@@ -89,7 +89,7 @@ class PostersTest {
 
     @Test
     void requestsTheQueuePairCannotTakeAreRefusedBeforeDisni() {
-        SendPoster poster = new SendPoster(qp, attributes);
+        SendPoster poster = new SendPoster(qp, attributes, false);
         SendWorkRequest wr = new SendWorkRequest(3).reset(SendOpcode.LOCAL_INV, 1, 0).invalidateKey(5);
         assertRefusedAt(2, () -> poster.post(wr, 2));
         wr.reset(SendOpcode.SEND, 1, 0).sgeCount(3);
@@ -97,6 +97,50 @@ class PostersTest {
         wr.reset(SendOpcode.SEND, 1, SendWorkRequest.INLINE).sgeCount(1);
         wr.sge(0).set(0x1000, 17, 1);
         assertRefusedAt(0, () -> poster.post(wr, 0));
+    }
+
+    @Test
+    void sendWithInvalidateCarriesTheKeyInTheRecordsInvalidateFieldAndUpdatesItOnReuse() throws Exception {
+        SendPoster poster = new SendPoster(qp, attributes, true);
+        SendWorkRequest wr = new SendWorkRequest(2).reset(SendOpcode.SEND_WITH_INV, 51, SendWorkRequest.SIGNALED).invalidateKey(0x12345678);
+        wr.sge(0).set(0x1000, 64, 7);
+        wr.sgeCount(1);
+        assertRefusedAt(0, () -> poster.post(wr, 0)); // by libdisni: the queue pair handle is null
+        StatefulVerbCall<?> call = call(poster, 3, 1);
+        ByteBuffer record = recordsOf(call);
+        assertEquals(51, record.getLong(0));
+        assertEquals(SendPoster.IBV_WR_SEND_WITH_INV, record.getInt(28), "opcode IBV_WR_SEND_WITH_INV");
+        assertEquals(9, record.getInt(28), "enum ibv_wr_opcode");
+        assertEquals(0x12345678, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "invalidate_rkey");
+        assertEquals(0x1000, record.getLong(SEND_RECORD));
+
+        wr.reset(SendOpcode.SEND_WITH_INV, 52, SendWorkRequest.SIGNALED).invalidateKey(0xcafe0001).sgeCount(1);
+        assertRefusedAt(2, () -> poster.post(wr, 2));
+        assertSame(call, call(poster, 3, 1), "same shape, same call");
+        assertEquals(52, record.getLong(0));
+        assertEquals(0xcafe0001, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "the latest request's key");
+
+        wr.reset(SendOpcode.SEND, 53, SendWorkRequest.SIGNALED).sgeCount(1);
+        assertRefusedAt(0, () -> poster.post(wr, 0));
+        assertEquals(0, recordsOf(call(poster, 0, 1)).getInt(SendPoster.RECORD_INVALIDATE_RKEY), "a plain SEND invalidates nothing");
+        poster.free();
+    }
+
+    @Test
+    void sendWithInvalidateIsRefusedBeforeDisniWhereTheDeviceCannotPostIt() throws Exception {
+        SendPoster poster = new SendPoster(qp, attributes, false);
+        SendWorkRequest wr = new SendWorkRequest(1).reset(SendOpcode.SEND_WITH_INV, 1, 0).invalidateKey(5).sgeCount(1);
+        VerbsException e = assertThrows(VerbsException.class, () -> poster.post(wr, 4));
+        assertEquals(Errno.EINVAL, e.errno());
+        assertEquals(4, e.failedIndex());
+        assertTrue(e.getMessage().contains("SEND_WITH_INV"), e.getMessage());
+        Field calls = SendPoster.class.getDeclaredField("calls");
+        calls.setAccessible(true);
+        for (StatefulVerbCall<?>[] byCount : (StatefulVerbCall<?>[][]) calls.get(poster)) {
+            for (StatefulVerbCall<?> built : byCount) {
+                assertEquals(null, built, "no DiSNI call is built for a refused request");
+            }
+        }
     }
 
     @Test

@@ -235,6 +235,16 @@ final class LoopbackConnection implements Connection {
         disconnectLocked();
     }
 
+    /** Under the fabric lock: a fatal queue pair event (fault injection); see LoopbackFaults#failQueuePair. */
+    void failQueuePairLocked() {
+        final int ibvEventQpFatal = 1; // enum ibv_event_type IBV_EVENT_QP_FATAL, the event's status
+        if (state != State.ESTABLISHED || queuePair == null || queuePair.state() == org.rpcrdma4j.verbs.QueuePairState.ERROR) {
+            return;
+        }
+        queuePair.enterError();
+        manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, this, null, null, remoteAddress, ibvEventQpFatal));
+    }
+
     private void disconnectLocked() {
         if (state == State.CONNECTING) {
             state = State.DISCONNECTED;

@@ -81,6 +81,25 @@ public final class LoopbackFaults {
         }
     }
 
+    /**
+     * Fails a connection's queue pair as a device's fatal asynchronous event would
+     * (IBV_EVENT_QP_FATAL): the queue pair goes to the error state, flushing its outstanding
+     * requests, and its manager delivers QUEUE_PAIR_FATAL with status 1 (the ibv_event_type),
+     * once; the peer sees nothing until this side disconnects or closes. Does nothing unless the
+     * connection is established with a working queue pair.
+     *
+     * @param connection a connection of this fabric, either side
+     */
+    public void failQueuePair(Connection connection) {
+        fabric.lock.lock();
+        try {
+            ((LoopbackConnection) connection).failQueuePairLocked();
+            fabric.workPosted();
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
     /** Under the fabric lock: the status to fail the request about to execute with, or null. */
     CompletionStatus nextExecution() {
         if (failCountdown == 0 || --failCountdown > 0) {

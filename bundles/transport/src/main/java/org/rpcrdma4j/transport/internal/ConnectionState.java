@@ -183,6 +183,7 @@ public final class ConnectionState implements RdmaConnection {
             case REJECTED:
             case UNREACHABLE:
             case DEVICE_REMOVAL:
+            case QUEUE_PAIR_FATAL:
                 fail("the connection manager reported " + type);
                 break;
             default:

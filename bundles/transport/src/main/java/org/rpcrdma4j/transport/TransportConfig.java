@@ -32,13 +32,15 @@ public final class TransportConfig {
     private final int sinkPageSize;
     private final int completionBatch;
     private final int replyStagingBytes;
+    private final int backchannelCredits;
     private final RpcRdmaLimits limits;
 
     private TransportConfig(Builder b) {
         inlineReceiveThreshold = b.inlineReceiveThreshold;
         maxInlineSend = b.maxInlineSend;
         credits = b.credits;
-        receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits;
+        backchannelCredits = b.backchannelCredits;
+        receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits + b.backchannelCredits;
         repostBatch = Math.min(b.repostBatch, b.credits);
         maxOutstandingReads = b.maxOutstandingReads;
         sendBuffers = b.sendBuffers;
@@ -48,8 +50,9 @@ public final class TransportConfig {
         completionBatch = b.completionBatch;
         replyStagingBytes = b.replyStagingBytes;
         limits = b.limits;
-        if (receiveContexts < credits) {
-            throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
+        if (receiveContexts < credits + backchannelCredits) {
+            throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits ("
+                    + credits + ") plus backchannelCredits (" + backchannelCredits + ")");
         }
         if ((long) receiveContexts * inlineReceiveThreshold > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("receiveContexts x inlineReceiveThreshold must fit one buffer of 2 GiB: "
@@ -126,6 +129,17 @@ public final class TransportConfig {
         return replyStagingBytes;
     }
 
+    /**
+     * @return backward-direction calls (RFC 8167: server to client, e.g. NFSv4.1 callbacks) this
+     *         side keeps outstanding per connection at most, whatever the client grants; the
+     *         receives posted per connection are {@link #credits()} plus this many, for the
+     *         client's replies to them (Linux: sc_max_bc_requests, 2). 0 turns the back channel
+     *         off: every backward call fails at once (default 2)
+     */
+    public int backchannelCredits() {
+        return backchannelCredits;
+    }
+
     /** @return the header limits the decoder enforces */
     public RpcRdmaLimits limits() {
         return limits;
@@ -138,7 +152,7 @@ public final class TransportConfig {
                 + ", maxOutstandingReads=" + maxOutstandingReads + ", sendBuffers=" + sendBuffers
                 + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
-                + ", replyStagingBytes=" + replyStagingBytes + ", " + limits + "]";
+                + ", replyStagingBytes=" + replyStagingBytes + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
     /** Builder - collects settings; each setter checks its value at once. */
@@ -155,6 +169,7 @@ public final class TransportConfig {
         private int sinkPageSize = 4096;
         private int completionBatch = 32;
         private int replyStagingBytes = 16 << 20;
+        private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
 
         private Builder() {
@@ -235,6 +250,12 @@ public final class TransportConfig {
         /** @param bytes 64 KiB..1 GiB @return this builder */
         public Builder replyStagingBytes(int bytes) {
             replyStagingBytes = range("replyStagingBytes", bytes, 64 << 10, 1 << 30);
+            return this;
+        }
+
+        /** @param value 0..256 (0: no back channel) @return this builder */
+        public Builder backchannelCredits(int value) {
+            backchannelCredits = range("backchannelCredits", value, 0, 256);
             return this;
         }
 

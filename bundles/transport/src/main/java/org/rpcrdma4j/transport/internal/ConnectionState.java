@@ -8,6 +8,7 @@ import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -51,6 +52,7 @@ public final class ConnectionState implements RdmaConnection {
     private final InetSocketAddress localAddress;
     private final int replySizeLimit;
     private final boolean remoteInvalidation;
+    private final ConnectionBackchannel backchannel;
     private CompletionQueue completionQueue;
     private ReceivePool receivePool;
     private SendQueue sendQueue;
@@ -75,6 +77,8 @@ public final class ConnectionState implements RdmaConnection {
         // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
         // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
         this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
+        this.backchannel = new ConnectionBackchannel(this, engine, counters, config.backchannelCredits(),
+                Math.min(replySizeLimit, config.maxInlineSend()));
     }
 
     /**
@@ -90,12 +94,13 @@ public final class ConnectionState implements RdmaConnection {
         try {
             completionQueue = device.device().createCompletionQueue(sizing.completionQueueCapacity());
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
-                    config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
+                    config.inlineReceiveThreshold(), config.credits() + config.backchannelCredits(), config.repostBatch(),
+                    config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
                     Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters,
                     engine.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
-            dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters);
+            dispatcher = new MessageDispatcher(this, engine, device, receivePool, errorReplies, counters, backchannel);
             replySender = new ReplySender(engine.decoder(), new ParsedHeader(config.limits()), sendQueue,
                     device.replyStaging(), errorReplies, counters, engine.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
@@ -177,6 +182,12 @@ public final class ConnectionState implements RdmaConnection {
                 fail(sendQueue.failure());
             } else {
                 work += replies;
+            }
+            int calls = backchannel.pump(sendQueue);
+            if (calls < 0) {
+                fail(sendQueue.failure());
+            } else {
+                work += calls;
             }
         }
         if (phase < CLOSING) {
@@ -281,6 +292,7 @@ public final class ConnectionState implements RdmaConnection {
         replySender.dropAll();
         dropSubmittedReplies();
         readScheduler.failAll();
+        backchannel.close();
         try {
             connection.disconnect();
         } catch (VerbsException e) {
@@ -408,6 +420,11 @@ public final class ConnectionState implements RdmaConnection {
     @Override
     public int grantedCredits() {
         return config.credits();
+    }
+
+    @Override
+    public Backchannel backchannel() {
+        return backchannel;
     }
 
     @Override

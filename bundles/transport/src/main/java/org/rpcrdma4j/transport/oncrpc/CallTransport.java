@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
@@ -15,8 +16,9 @@ import org.rpcrdma4j.transport.PendingReply;
  * {@link PendingReply}. Addresses are the connection's real ones (nfs4j checks exports against
  * {@link #getRemoteSocketAddress()}).
  *
- * <p>The first REPLY sent is this call's reply; anything else (a second reply, a call message:
- * the backchannel) fails its handler with an exception that says why. Threading: any thread.
+ * <p>The first REPLY sent is this call's reply; a second one fails its handler with an exception
+ * that says why; a CALL message goes to the connection's back channel
+ * ({@link #getPeerTransport()}). Threading: any thread.
  */
 final class CallTransport extends ConnectionTransport {
     private final CallBridge bridge;
@@ -28,7 +30,7 @@ final class CallTransport extends ConnectionTransport {
     private final AtomicBoolean answered = new AtomicBoolean();
 
     CallTransport(CallBridge bridge, PendingReply reply, int[] target, ReplyCache.Key cacheKey) {
-        super(reply.connection(), bridge.replyQueue());
+        super(reply.connection());
         this.bridge = bridge;
         this.reply = reply;
         this.program = target[0];
@@ -58,6 +60,16 @@ final class CallTransport extends ConnectionTransport {
             return;
         }
         handler.completed(length, attachment);
+    }
+
+    @Override
+    public RpcTransport getPeerTransport() {
+        return bridge.backchannel(reply.connection());
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return bridge.backchannel(reply.connection()).getReplyQueue();
     }
 
     @Override

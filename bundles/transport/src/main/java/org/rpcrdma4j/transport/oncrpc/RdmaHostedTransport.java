@@ -9,7 +9,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -77,7 +76,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     private volatile CallBridge bridge;
     private volatile boolean abandonLoop;
     private Thread loop;
-    private ReplyQueue replyQueue;
     private boolean stopped;
 
     private RdmaHostedTransport(Builder b) {
@@ -141,14 +139,13 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             if (transport != null || stopped) {
                 throw new IllegalStateException("RDMA transport on " + address + " was already started");
             }
-            ReplyQueue queue = new ReplyQueue();
             CallBridge b = new CallBridge(dispatcher, new ReplyCache(replyCacheEntries, replyCacheMaxReplyBytes), bindings,
-                    queue);
+                    "rpcrdma4j-backchannel-" + address.getPort());
             RdmaTransport t;
             try {
                 t = RdmaTransport.open(provider, address, config, b);
             } catch (VerbsException | RuntimeException e) {
-                queue.shutdown();
+                b.shutdown();
                 throw new IOException("RDMA transport cannot listen on " + address + " with verbs provider '"
                         + provider.name() + "': " + e.getMessage(), e);
             }
@@ -162,7 +159,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             Thread thread = new Thread(() -> runLoop(t), "rpcrdma4j-rdma-" + t.localAddress().getPort());
             thread.setDaemon(true);
             t.onWorkAvailable(() -> LockSupport.unpark(thread));
-            replyQueue = queue;
             bridge = b;
             transport = t;
             loop = thread;
@@ -217,7 +213,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
         RdmaTransport t;
         CallBridge b;
         Thread thread;
-        ReplyQueue queue;
         synchronized (this) {
             if (stopped) {
                 return;
@@ -226,7 +221,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             t = transport;
             b = bridge;
             thread = loop;
-            queue = replyQueue;
         }
         if (t == null) {
             return;
@@ -253,7 +247,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
                     + "thread was told to stop", t.localAddress(), TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS),
                     t.connections());
         }
-        queue.shutdown();
+        b.shutdown();
         transport = null;
         LOG.info("RPC-over-RDMA transport stopped ({})", t.statistics());
     }

@@ -32,6 +32,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .readSinkCount(c.readSinkCount())
                 .readSinkLength(c.readSinkLength())
                 .replyStagingBytes(c.replyStagingBytes())
+                .backchannelCredits(c.backchannelCredits())
                 .limits(limits)
                 .build();
         RdmaHostedTransport.checkReplyCacheEntries(c.replyCacheEntries());

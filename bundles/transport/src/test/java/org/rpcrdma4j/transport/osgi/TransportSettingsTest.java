@@ -36,15 +36,18 @@ class TransportSettingsTest {
         assertEquals("loopback", s.provider());
         assertEquals(20049, s.port());
         assertEquals(64, s.transportConfig().credits());
+        assertEquals(2, s.transportConfig().backchannelCredits());
         assertEquals("lkey", s.activeStrategy());
         assertTrue(s.enabled());
     }
 
     @Test
     void eachBadValueIsRefusedNamingItsProperty() {
-        Map<String, Object> bad = Map.of("credits", 0, "port", 70000, "inlineReceiveThreshold", 1000,
-                "maxOutstandingReads", 500, "replyStagingBytes", 1, "maxReadChunks", 0, "replyCacheEntries", -1,
-                "replyCacheMaxReplyBytes", 1 << 21, "bindAddress", "", "provider", " ");
+        Map<String, Object> bad = Map.ofEntries(Map.entry("credits", 0), Map.entry("port", 70000),
+                Map.entry("inlineReceiveThreshold", 1000), Map.entry("maxOutstandingReads", 500),
+                Map.entry("replyStagingBytes", 1), Map.entry("maxReadChunks", 0), Map.entry("replyCacheEntries", -1),
+                Map.entry("replyCacheMaxReplyBytes", 1 << 21), Map.entry("bindAddress", ""), Map.entry("provider", " "),
+                Map.entry("backchannelCredits", 257));
         for (Map.Entry<String, Object> e : bad.entrySet()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> TransportSettings.of(config(Map.of(e.getKey(), e.getValue()))), e.getKey());

@@ -298,4 +298,34 @@ class BackchannelTest {
         assertEquals(CallbackProgram.REFUSED, result[0]);
         assertTrue(program.failures.poll().getMessage().contains("backchannelCredits = 0"));
     }
+
+    @Test
+    void beyondTheWaitingLimitABackwardCallIsRefusedAndAMessageThatIsNoCallToo() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        RpcRdmaClient client = client(call -> {
+            release.await();
+            return doubling(call);
+        }, 1);
+        Backchannel channel = rdma.connections().get(0).backchannel();
+        assertEquals(Backchannel.SendOutcome.QUEUED, channel.send(cbCall(0x9000)));
+        await(() -> channel.outstanding() == 1, "the first backward call is out");
+        for (int i = 1; i <= Backchannel.MAX_WAITING; i++) {
+            assertEquals(Backchannel.SendOutcome.QUEUED, channel.send(cbCall(0x9000 + i)), "call " + i);
+        }
+        assertEquals(Backchannel.MAX_WAITING, channel.waiting());
+        assertEquals(Backchannel.SendOutcome.FULL, channel.send(cbCall(0x9999)), "one more than may wait");
+        assertEquals(Backchannel.SendOutcome.NOT_A_CALL, channel.send(CallbackProgram.intReply(cbCall(0x9998), 1)));
+        assertEquals(2, counter(Counter.BACKWARD_CALLS_REFUSED));
+        release.countDown();
+        await(() -> counter(Counter.BACKWARD_REPLIES) == Backchannel.MAX_WAITING + 1, "every queued call was answered in turn");
+        assertEquals(0, channel.waiting());
+        assertEquals(0, client.statistics().backwardCallsDropped(), "never more than the client's one credit at once");
+    }
+
+    /** A CB_DOUBLE call message as oncrpc4j would encode it (AUTH_NONE), argument 1. */
+    private static ByteBuffer cbCall(int xid) {
+        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(CallbackProgram.CB_PROGRAM)
+                .putInt(CallbackProgram.CB_VERSION).putInt(CallbackProgram.CB_DOUBLE).putInt(0).putInt(0).putInt(0).putInt(0)
+                .putInt(1).flip();
+    }
 }

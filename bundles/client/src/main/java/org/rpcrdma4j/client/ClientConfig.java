@@ -27,11 +27,15 @@ public final class ClientConfig {
     private final boolean enforceCredits;
     private final boolean progressThread;
     private final Duration connectTimeout;
+    private final BackwardCallHandler backchannelHandler;
+    private final int backchannelCredits;
 
     private ClientConfig(Builder b) {
         receiveInlineSize = b.receiveInlineSize;
         sendInlineSize = b.sendInlineSize;
         maxCredits = b.maxCredits;
+        backchannelHandler = b.backchannelHandler;
+        backchannelCredits = b.backchannelHandler == null ? 0 : b.backchannelCredits;
         maxSegmentLength = b.maxSegmentLength;
         remoteInvalidation = b.remoteInvalidation;
         advertisePrivateData = b.advertisePrivateData;
@@ -95,9 +99,22 @@ public final class ClientConfig {
         return connectTimeout;
     }
 
+    /** @return the callback program for backward calls (RFC 8167), or null when the client takes none */
+    public BackwardCallHandler backchannelHandler() {
+        return backchannelHandler;
+    }
+
+    /**
+     * @return backward calls the client takes at once: the extra receives it posts and the
+     *         backward credits it grants in every backward reply (0 without a handler)
+     */
+    public int backchannelCredits() {
+        return backchannelCredits;
+    }
+
     @Override
     public String toString() {
-        return "ClientConfig[receive=" + receiveInlineSize + ", send=" + sendInlineSize + ", credits=" + maxCredits
+        return "ClientConfig[backchannelCredits=" + backchannelCredits + ", receive=" + receiveInlineSize + ", send=" + sendInlineSize + ", credits=" + maxCredits
                 + ", segment=" + maxSegmentLength + ", remoteInvalidation=" + remoteInvalidation
                 + ", privateData=" + advertisePrivateData + ", enforceCredits=" + enforceCredits
                 + ", progressThread=" + progressThread + ", connectTimeout=" + connectTimeout + "]";
@@ -114,8 +131,31 @@ public final class ClientConfig {
         private boolean enforceCredits = true;
         private boolean progressThread;
         private Duration connectTimeout = Duration.ofSeconds(5);
+        private BackwardCallHandler backchannelHandler;
+        private int backchannelCredits;
 
         private Builder() {
+        }
+
+        /**
+         * Accepts backward calls (RFC 8167: the server calling this client on the same connection,
+         * e.g. NFSv4.1 callbacks) and answers them with {@code handler} on callback threads. The
+         * client posts {@code credits} receives beyond its forward ones for them, grants
+         * {@code credits} backward credits in each backward reply, and answers at most that many
+         * at once.
+         *
+         * @param handler the callback program
+         * @param credits backward calls taken at once, 1..{@value #MAX_CREDITS}
+         * @return this builder
+         */
+        public Builder backchannel(BackwardCallHandler handler, int credits) {
+            Objects.requireNonNull(handler, "handler");
+            if (credits < 1 || credits > MAX_CREDITS) {
+                throw new IllegalArgumentException("backchannel credits must be within 1.." + MAX_CREDITS + ": " + credits);
+            }
+            this.backchannelHandler = handler;
+            this.backchannelCredits = credits;
+            return this;
         }
 
         /**

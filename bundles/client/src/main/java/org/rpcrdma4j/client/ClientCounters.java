@@ -20,10 +20,14 @@ final class ClientCounters {
     final AtomicInteger creditLimit = new AtomicInteger();
     final AtomicLong registrations = new AtomicLong();
     final AtomicLong deregistrations = new AtomicLong();
+    final AtomicLong backwardCalls = new AtomicLong();
+    final AtomicLong backwardReplies = new AtomicLong();
+    final AtomicLong backwardCallsDropped = new AtomicLong();
 
     ClientStatistics snapshot() {
         return new ClientStatistics(callsSent.get(), inlineCalls.get(), nomsgCalls.get(), readChunks.get(), repliesReceived.get(),
                 rdmaErrors.get(), malformedReplies.get(), unmatchedReplies.get(), maxOutstanding.get(), creditLimit.get(),
-                registrations.get(), deregistrations.get());
+                registrations.get(), deregistrations.get(), backwardCalls.get(), backwardReplies.get(),
+                backwardCallsDropped.get());
     }
 }

@@ -162,6 +162,26 @@ final class ClientSession {
         }
     }
 
+    /**
+     * Posts a SEND that is not a call (a backward reply, RFC 8167) while the session lasts.
+     *
+     * @param send the prepared, signaled SEND
+     * @return false when the session has ended (nothing posted)
+     * @throws VerbsException when the post fails
+     */
+    boolean postRaw(SendWorkRequest send) throws VerbsException {
+        lock.lock();
+        try {
+            if (closed != null) {
+                return false;
+            }
+            queuePair.postSend(send);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return whether the session has ended */
     boolean isClosed() {
         lock.lock();

@@ -15,6 +15,10 @@ package org.rpcrdma4j.client;
  * @param creditLimit the credit grant in force
  * @param registrations memory regions registered
  * @param deregistrations memory regions deregistered
+ * @param backwardCalls backward calls (RFC 8167, from the server) handed to the callback handler
+ * @param backwardReplies replies to backward calls posted
+ * @param backwardCallsDropped backward calls dropped: no handler registered, beyond the granted
+ *        backward credits, or carrying chunks
  */
 public record ClientStatistics(
         long callsSent,
@@ -28,7 +32,10 @@ public record ClientStatistics(
         int maxOutstanding,
         int creditLimit,
         long registrations,
-        long deregistrations) {
+        long deregistrations,
+        long backwardCalls,
+        long backwardReplies,
+        long backwardCallsDropped) {
 
     /** @return memory regions registered and not yet deregistered */
     public long liveRegistrations() {

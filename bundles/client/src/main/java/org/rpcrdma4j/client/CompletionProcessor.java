@@ -38,8 +38,10 @@ final class CompletionProcessor {
     private final ReceiveRing ring;
     private final ClientSession session;
     private final ClientCounters counters;
+    private final BackchannelResponder responder;
 
-    CompletionProcessor(VerbsResources resources, ClientSession session, ClientCounters counters) {
+    CompletionProcessor(VerbsResources resources, ClientSession session, ClientCounters counters, BackchannelResponder responder) {
+        this.responder = responder;
         for (int i = 0; i < BATCH; i++) {
             completions[i] = new WorkCompletion();
         }
@@ -91,6 +93,9 @@ final class CompletionProcessor {
      * @param cause the reason
      */
     void fail(ClientClosedException cause) {
+        if (responder != null) {
+            responder.close();
+        }
         session.fail(cause, finished);
         ClientSession.finish(finished);
     }
@@ -103,6 +108,10 @@ final class CompletionProcessor {
     }
 
     private void onSend(WorkCompletion wc) {
+        if (responder != null && BackchannelResponder.isSend(wc.id())) {
+            responder.sendCompleted(wc.id());
+            return;
+        }
         if ((wc.id() & ~0xffffffffL) != ClientSession.SEND_TAG) {
             return;
         }
@@ -118,6 +127,15 @@ final class CompletionProcessor {
             DecodeStatus status = decoder.decode(ring.buffer(), ring.offsetOf(index), wc.byteCount(), header);
             if (status == DecodeStatus.TRUNCATED_FIXED_HEADER || status.isOk() && header.proc() == RpcRdma.RDMA_DONE) {
                 counters.unmatchedReplies.incrementAndGet();
+                return;
+            }
+            if (status.isOk() && BackchannelResponder.isCall(header, ring.buffer())) {
+                // A backward call from the server (RFC 8167): its credit field is no forward grant.
+                if (responder != null) {
+                    responder.onCall(header, ring.buffer());
+                } else {
+                    counters.backwardCallsDropped.incrementAndGet();
+                }
                 return;
             }
             PreparedCall call = session.answer(header.xid(), header.credits());

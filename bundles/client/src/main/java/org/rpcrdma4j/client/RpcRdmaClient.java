@@ -381,13 +381,16 @@ public final class RpcRdmaClient implements AutoCloseable {
         int slotSize = Math.min(server.receiveSize(), config.sendInlineSize());
         MemoryRegion slab;
         try {
-            slab = resources.registerSendSlab(config.maxCredits(), slotSize);
+            slab = resources.registerSendSlab(config.maxCredits() + config.backchannelCredits(), slotSize);
         } catch (VerbsException e) {
             breakConnection(new ClientClosedException("registering the send buffers failed", e));
             return;
         }
         ClientSession s = new ClientSession(resources.queuePair(), slab, slotSize, config, server, counters, resources.registrar());
-        processor = new CompletionProcessor(resources, s, counters);
+        BackchannelResponder responder = config.backchannelHandler() == null ? null
+                : new BackchannelResponder(config.backchannelHandler(), config.backchannelCredits(), s, slab, config.maxCredits(),
+                        slotSize, counters);
+        processor = new CompletionProcessor(resources, s, counters, responder);
         session = s;
         established.complete(server);
     }

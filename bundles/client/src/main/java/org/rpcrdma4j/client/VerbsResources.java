@@ -56,8 +56,9 @@ final class VerbsResources {
             r.protectionDomain = r.connection.device().allocateProtectionDomain();
             boolean fast = config.remoteInvalidation() && r.connection.device().capabilities().fastRegistration();
             r.registrar = new Registrar(r.protectionDomain, counters, fast);
-            int depth = config.maxCredits();
-            int sendDepth = fast ? depth * (1 + PreparedCall.MAX_FAST_REGISTRATIONS) : depth;
+            int depth = config.maxCredits() + config.backchannelCredits();
+            int sendDepth = (fast ? config.maxCredits() * (1 + PreparedCall.MAX_FAST_REGISTRATIONS) : config.maxCredits())
+                    + config.backchannelCredits();
             r.completionQueue = r.connection.device().createCompletionQueue(sendDepth + depth);
             QueuePairAttributes attributes = QueuePairAttributes.builder(r.completionQueue, r.completionQueue)
                     .sendQueueDepth(sendDepth).receiveQueueDepth(depth).maxSendSge(1).maxReceiveSge(1).build();

@@ -28,7 +28,7 @@
  * {@link org.rpcrdma4j.client.CallRequest#raw raw} bytes.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rpcrdma4j.client;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.shell;
 
 import org.apache.karaf.shell.support.table.ShellTable;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RdmaTransportControl;
@@ -35,6 +36,7 @@ final class ConnectionListing {
         table.column("READs").alignRight();
         table.column("RDMA_ERRORs sent").alignRight();
         table.column("Dropped").alignRight();
+        table.column("Callbacks").alignRight();
         table.emptyTableText("(no connections)");
         for (RdmaConnection c : control.connections()) {
             TransportStatistics s = c.statistics();
@@ -42,7 +44,7 @@ final class ConnectionListing {
                     c.grantedCredits(), c.replySizeLimit(), c.remoteInvalidationAllowed() ? "yes" : "no",
                     TransportListing.value(s, Counter.CALLS_DELIVERED), TransportListing.value(s, Counter.SENDS),
                     TransportListing.value(s, Counter.READS), TransportListing.rdmaErrorsSent(s),
-                    TransportListing.value(s, Counter.CALLS_DROPPED));
+                    TransportListing.value(s, Counter.CALLS_DROPPED), TransportListing.value(s, Counter.BACKWARD_CALLS));
         }
         return table;
     }
@@ -66,6 +68,24 @@ final class ConnectionListing {
             }
         }
         return table;
+    }
+
+    /**
+     * @param c a connection
+     * @return its back channel (RFC 8167) in one line: credits in force, calls outstanding and
+     *         waiting, and the backward counters (calls sent, replies received, timeouts, failed)
+     */
+    static String backchannel(RdmaConnection c) {
+        Backchannel b = c.backchannel();
+        TransportStatistics s = c.statistics();
+        if (b == null || b.maxCallSize() == 0) {
+            return "back channel: off";
+        }
+        return "back channel: credits " + b.credits() + ", outstanding " + b.outstanding() + ", waiting " + b.waiting()
+                + "; calls sent " + TransportListing.value(s, Counter.BACKWARD_CALLS) + ", replies received "
+                + TransportListing.value(s, Counter.BACKWARD_REPLIES) + ", timeouts "
+                + TransportListing.value(s, Counter.BACKWARD_TIMEOUTS) + ", failed by close "
+                + TransportListing.value(s, Counter.BACKWARD_CALLS_FAILED);
     }
 
     /** @return "open" or "closing" */

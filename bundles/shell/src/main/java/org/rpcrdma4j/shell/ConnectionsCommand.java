@@ -36,6 +36,7 @@ public class ConnectionsCommand implements Action {
                 for (RdmaConnection c : control.connections()) {
                     System.out.println();
                     System.out.println(Endpoints.format(c.remoteAddress()) + " (" + ConnectionListing.state(c) + ")");
+                    System.out.println(ConnectionListing.backchannel(c));
                     ConnectionListing.nonZeroCounters(c).print(System.out);
                 }
             }

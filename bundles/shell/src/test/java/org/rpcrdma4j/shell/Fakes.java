@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.karaf.shell.support.table.ShellTable;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RdmaTransportControl;
@@ -86,6 +87,12 @@ final class Fakes {
         boolean remoteInvalidation;
         int credits = 32;
         Statistics statistics = new Statistics();
+        FakeBackchannel backchannel = new FakeBackchannel();
+
+        @Override
+        public Backchannel backchannel() {
+            return backchannel;
+        }
 
         @Override
         public InetSocketAddress remoteAddress() {
@@ -130,6 +137,42 @@ final class Fakes {
         @Override
         public void close() {
             open = false;
+        }
+    }
+
+    static final class FakeBackchannel implements Backchannel {
+        int credits = 2;
+        int outstanding;
+        int waiting;
+        int maxCallSize = 4068;
+
+        @Override
+        public SendOutcome send(java.nio.ByteBuffer rpcCall) {
+            return SendOutcome.CLOSED;
+        }
+
+        @Override
+        public void forget(int xid) {
+        }
+
+        @Override
+        public int credits() {
+            return credits;
+        }
+
+        @Override
+        public int outstanding() {
+            return outstanding;
+        }
+
+        @Override
+        public int waiting() {
+            return waiting;
+        }
+
+        @Override
+        public int maxCallSize() {
+            return maxCallSize;
         }
     }
 

@@ -62,10 +62,33 @@ class ListingTest {
         c.connections.add(open);
         c.connections.add(closing);
         String text = Fakes.render(ConnectionListing.connections(c));
-        assertEquals(List.of("192.0.2.7:40001", "192.0.2.1:20049", "open", "32", "4096", "no", "10", "10", "0", "1", "2"),
+        assertEquals(List.of("192.0.2.7:40001", "192.0.2.1:20049", "open", "32", "4096", "no", "10", "10", "0", "1", "2", "0"),
                 Fakes.cells(Fakes.line(text, "192.0.2.7")));
-        assertEquals(List.of("[2001:db8::7]:40002", "192.0.2.1:20049", "closing", "128", "1024", "yes", "0", "0", "0", "0", "0"),
+        assertEquals(List.of("[2001:db8::7]:40002", "192.0.2.1:20049", "closing", "128", "1024", "yes", "0", "0", "0", "0", "0", "0"),
                 Fakes.cells(Fakes.line(text, "[2001:db8")));
+    }
+
+    @Test
+    void theBackChannelLineShowsCreditsOutstandingCallsAndTheBackwardCounters() {
+        Fakes.Connection c = new Fakes.Connection();
+        c.backchannel.credits = 3;
+        c.backchannel.outstanding = 1;
+        c.backchannel.waiting = 4;
+        c.statistics.set(Counter.BACKWARD_CALLS, 12).set(Counter.BACKWARD_REPLIES, 10).set(Counter.BACKWARD_TIMEOUTS, 1)
+                .set(Counter.BACKWARD_CALLS_FAILED, 1);
+        assertEquals("back channel: credits 3, outstanding 1, waiting 4; calls sent 12, replies received 10, timeouts 1, "
+                + "failed by close 1", ConnectionListing.backchannel(c));
+        c.statistics.set(Counter.CALLS_DELIVERED, 10);
+        assertEquals("12", Fakes.cells(Fakes.line(Fakes.render(ConnectionListing.connections(controlWith(c))), "192.0.2.7"))
+                .get(11), "the Callbacks column: backward calls sent");
+        c.backchannel.maxCallSize = 0;
+        assertEquals("back channel: off", ConnectionListing.backchannel(c));
+    }
+
+    private static Fakes.Control controlWith(Fakes.Connection c) {
+        Fakes.Control control = new Fakes.Control();
+        control.connections.add(c);
+        return control;
     }
 
     @Test

@@ -105,5 +105,17 @@ public enum Counter {
     /** Connections closed because work they posted did not complete within the stall deadline (a peer that stopped). */
     CONNECTIONS_STALLED,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
-    CONNECTIONS_REFUSED_LIMIT
+    CONNECTIONS_REFUSED_LIMIT,
+    /** Backward-direction calls (RFC 8167, server to client) sent. */
+    BACKWARD_CALLS,
+    /** Replies to backward calls received and matched to their call. */
+    BACKWARD_REPLIES,
+    /** Backward calls whose caller stopped waiting (timed out) before the reply came. */
+    BACKWARD_TIMEOUTS,
+    /** Backward calls refused before sending: back channel disabled, connection closed, too large, not a call, queue full. */
+    BACKWARD_CALLS_REFUSED,
+    /** Backward calls outstanding or waiting when their connection closed (failed at once). */
+    BACKWARD_CALLS_FAILED,
+    /** Replies from the client that match no outstanding backward call (late, duplicate, or never asked for), or carry chunks: dropped. */
+    BACKWARD_REPLIES_UNMATCHED
 }

@@ -32,6 +32,9 @@ public interface RdmaConnection {
     /** @return the credits this side grants in every reply */
     int grantedCredits();
 
+    /** @return the backward direction of this connection (RFC 8167), for calls to the client */
+    Backchannel backchannel();
+
     /** @return this connection's counters */
     TransportStatistics statistics();
 

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.transport;
 
+import java.nio.ByteBuffer;
+
 /**
  * RpcCallHandler - the upcall that receives every complete call (the hand-off to the RPC layer,
  * e.g. the oncrpc4j bridge).
@@ -18,4 +20,27 @@ public interface RpcCallHandler {
      * @param call the call; valid until released
      */
     void onCall(ReceivedCall call);
+
+    /**
+     * onBackchannelReply() - the client answered a backward call sent through the connection's
+     * {@link Backchannel} (RFC 8167). Runs on the completion thread: MUST NOT block.
+     *
+     * <p>The default drops it: a handler that never sends backward calls never gets one.
+     *
+     * @param connection the connection the reply arrived on
+     * @param xid the backward call's xid
+     * @param rpcReply the RPC reply message (xid first), a copy the handler owns
+     */
+    default void onBackchannelReply(RdmaConnection connection, int xid, ByteBuffer rpcReply) {
+    }
+
+    /**
+     * onBackchannelClosed() - the connection is closing: no backward call on it will be answered
+     * (those outstanding or waiting were counted as {@link Counter#BACKWARD_CALLS_FAILED}).
+     * Called once per connection that was established, on the completion thread: MUST NOT block.
+     *
+     * @param connection the connection
+     */
+    default void onBackchannelClosed(RdmaConnection connection) {
+    }
 }

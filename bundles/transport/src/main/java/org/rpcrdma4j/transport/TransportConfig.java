@@ -39,13 +39,15 @@ public final class TransportConfig {
     private final int completionLoops;
     private final int stallTimeoutSeconds;
     private final int maxConnections;
+    private final int backchannelCredits;
     private final RpcRdmaLimits limits;
 
     private TransportConfig(Builder b) {
         inlineReceiveThreshold = b.inlineReceiveThreshold;
         maxInlineSend = b.maxInlineSend;
         credits = b.credits;
-        receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits;
+        backchannelCredits = b.backchannelCredits;
+        receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits + b.backchannelCredits;
         repostBatch = Math.min(b.repostBatch, b.credits);
         maxOutstandingReads = b.maxOutstandingReads;
         sendBuffers = b.sendBuffers;
@@ -58,8 +60,9 @@ public final class TransportConfig {
         stallTimeoutSeconds = b.stallTimeoutSeconds;
         maxConnections = b.maxConnections;
         limits = b.limits;
-        if (receiveContexts < credits) {
-            throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits (" + credits + ")");
+        if (receiveContexts < credits + backchannelCredits) {
+            throw new IllegalArgumentException("receiveContexts (" + receiveContexts + ") must not be below credits ("
+                    + credits + ") plus backchannelCredits (" + backchannelCredits + ")");
         }
         if ((long) receiveContexts * inlineReceiveThreshold > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("receiveContexts x inlineReceiveThreshold must fit one buffer of 2 GiB: "
@@ -136,6 +139,17 @@ public final class TransportConfig {
         return replyStagingBytes;
     }
 
+    /**
+     * @return backward-direction calls (RFC 8167: server to client, e.g. NFSv4.1 callbacks) this
+     *         side keeps outstanding per connection at most, whatever the client grants; the
+     *         receives posted per connection are {@link #credits()} plus this many, for the
+     *         client's replies to them (Linux: sc_max_bc_requests, 2). 0 turns the back channel
+     *         off: every backward call fails at once (default 2)
+     */
+    public int backchannelCredits() {
+        return backchannelCredits;
+    }
+
     /** @return the header limits the decoder enforces */
     public RpcRdmaLimits limits() {
         return limits;
@@ -159,6 +173,7 @@ public final class TransportConfig {
         b.completionLoops = completionLoops;
         b.stallTimeoutSeconds = stallTimeoutSeconds;
         b.maxConnections = maxConnections;
+        b.backchannelCredits = backchannelCredits;
         b.limits = limits;
         return b;
     }
@@ -191,7 +206,8 @@ public final class TransportConfig {
                 + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
                 + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
-                + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", maxConnections=" + maxConnections + ", " + limits + "]";
+                + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", maxConnections=" + maxConnections
+                + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
     /** Builder - collects settings; each setter checks its value at once. */
@@ -211,6 +227,7 @@ public final class TransportConfig {
         private int completionLoops = defaultCompletionLoops();
         private int stallTimeoutSeconds = 30;
         private int maxConnections = 1024;
+        private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
 
         private Builder() {
@@ -319,6 +336,12 @@ public final class TransportConfig {
         /** @param value connections served at once, 1..65536; connect requests beyond are rejected @return this builder */
         public Builder maxConnections(int value) {
             maxConnections = range("maxConnections", value, 1, 65536);
+            return this;
+        }
+
+        /** @param value 0..256 (0: no back channel) @return this builder */
+        public Builder backchannelCredits(int value) {
+            backchannelCredits = range("backchannelCredits", value, 0, 256);
             return this;
         }
 

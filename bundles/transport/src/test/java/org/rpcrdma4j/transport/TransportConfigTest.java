@@ -13,7 +13,8 @@ class TransportConfigTest {
         TransportConfig c = TransportConfig.DEFAULTS;
         assertEquals(4096, c.inlineReceiveThreshold());
         assertEquals(64, c.credits());
-        assertEquals(128, c.receiveContexts(), "twice the credits");
+        assertEquals(130, c.receiveContexts(), "twice the credits, plus the back channel's");
+        assertEquals(2, c.backchannelCredits(), "as Linux: 2 backward calls per connection");
         assertEquals(16, c.maxOutstandingReads());
         assertEquals(8, c.repostBatch());
     }

@@ -8,6 +8,7 @@ import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -52,6 +53,7 @@ public final class ConnectionState implements RdmaConnection {
     private final InetSocketAddress localAddress;
     private final int replySizeLimit;
     private final boolean remoteInvalidation;
+    private final ConnectionBackchannel backchannel;
     private CompletionQueue completionQueue;
     private ReceivePool receivePool;
     private SendQueue sendQueue;
@@ -79,6 +81,8 @@ public final class ConnectionState implements RdmaConnection {
         // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
         // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
         this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
+        this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
+                Math.min(replySizeLimit, config.maxInlineSend()));
     }
 
     /**
@@ -94,12 +98,13 @@ public final class ConnectionState implements RdmaConnection {
         try {
             completionQueue = loop.createCompletionQueue(device.device(), sizing.completionQueueCapacity());
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
-                    config.inlineReceiveThreshold(), config.credits(), config.repostBatch(), config.limits(), counters);
+                    config.inlineReceiveThreshold(), config.credits() + config.backchannelCredits(), config.repostBatch(),
+                    config.limits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
                     Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters,
                     loop.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
-            dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters);
+            dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters, backchannel);
             replySender = new ReplySender(loop.decoder(), new ParsedHeader(config.limits()), sendQueue,
                     device.replyStaging(), errorReplies, counters, loop.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
@@ -230,6 +235,12 @@ public final class ConnectionState implements RdmaConnection {
                 fail(sendQueue.failure());
             } else {
                 work += replies;
+            }
+            int calls = backchannel.pump(sendQueue);
+            if (calls < 0) {
+                fail(sendQueue.failure());
+            } else {
+                work += calls;
             }
         }
         if (phase < CLOSING) {
@@ -365,6 +376,7 @@ public final class ConnectionState implements RdmaConnection {
         replySender.dropAll();
         dropSubmittedReplies();
         readScheduler.failAll();
+        backchannel.close();
         try {
             connection.disconnect();
         } catch (VerbsException e) {
@@ -492,6 +504,11 @@ public final class ConnectionState implements RdmaConnection {
     @Override
     public int grantedCredits() {
         return config.credits();
+    }
+
+    @Override
+    public Backchannel backchannel() {
+        return backchannel;
     }
 
     @Override

@@ -21,16 +21,18 @@ final class MessageDispatcher implements ReadScheduler.Listener {
     private final ReceivePool receivePool;
     private final ErrorReplies errorReplies;
     private final Counters counters;
+    private final ConnectionBackchannel backchannel;
     private ReadScheduler readScheduler;
 
     MessageDispatcher(ConnectionState connection, CompletionLoop loop, DeviceResources device, ReceivePool receivePool,
-                      ErrorReplies errorReplies, Counters counters) {
+                      ErrorReplies errorReplies, Counters counters, ConnectionBackchannel backchannel) {
         this.connection = connection;
         this.loop = loop;
         this.device = device;
         this.receivePool = receivePool;
         this.errorReplies = errorReplies;
         this.counters = counters;
+        this.backchannel = backchannel;
     }
 
     /** attach() - the scheduler deferred calls go to (it reports back to this dispatcher). */
@@ -89,6 +91,11 @@ final class MessageDispatcher implements ReadScheduler.Listener {
                 counters.increment(Counter.CLIENT_ERRORS_DROPPED);
                 receivePool.recycle(ctx);
                 return;
+        }
+        if (backchannel.takeReply(ctx)) {
+            // An RPC reply: the client answering a backward call (RFC 8167), not a call.
+            receivePool.recycle(ctx);
+            return;
         }
         if (header.readList().isEmpty()) {
             ctx.presentInline();

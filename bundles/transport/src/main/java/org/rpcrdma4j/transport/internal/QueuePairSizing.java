@@ -12,7 +12,8 @@ import org.rpcrdma4j.verbs.QueuePairAttributes;
  *
  * <p>Send queue: every send buffer twice (its SEND, and on average one RDMA WRITE of reply data;
  * replies needing more wait for slots) plus a full READ chain (REG_MR, READ, LOCAL_INV) for each READ
- * the ORD limit allows. Receive queue: credits plus one repost batch. The completion queue holds
+ * the ORD limit allows. Receive queue: credits, plus the back channel's credits (RFC 8167: the
+ * client's replies to backward calls take receives too), plus one repost batch. The completion queue holds
  * both. Immutable.
  */
 record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandingReads, int maxReadSge,
@@ -25,10 +26,11 @@ record QueuePairSizing(int sendQueueDepth, int receiveQueueDepth, int outstandin
      */
     static QueuePairSizing of(TransportConfig config, DeviceCapabilities caps) {
         int ord = Math.min(config.maxOutstandingReads(), caps.maxOutstandingReads());
-        int receiveDepth = Math.min(config.receiveContexts(), config.credits() + config.repostBatch());
+        int receiveDepth = Math.min(config.receiveContexts(), config.credits() + config.backchannelCredits()
+                + config.repostBatch());
         if (receiveDepth > caps.maxQueueDepth()) {
-            throw new IllegalArgumentException("credits (" + config.credits() + ") exceed the device's queue depth "
-                    + caps.maxQueueDepth());
+            throw new IllegalArgumentException("credits (" + config.credits() + ") and backchannelCredits ("
+                    + config.backchannelCredits() + ") exceed the device's queue depth " + caps.maxQueueDepth());
         }
         int sendDepth = Math.min(caps.maxQueueDepth(), 2 * config.sendBuffers() + ord * ReadRequestChain.MAX_REQUESTS);
         ord = Math.min(ord, Math.max(1, (sendDepth - 1) / ReadRequestChain.MAX_REQUESTS));

@@ -1,19 +1,22 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import java.io.EOFException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.PendingReply;
+import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.spi.UpperLayerBinding;
@@ -35,7 +38,15 @@ import org.slf4j.LoggerFactory;
  * receive contexts it was given (a multiple of its credits): a client that ignores its credits
  * meets RNR, not a server that buffers for it.
  *
- * <p>Threading: {@link #onCall} on a completion loop; the rest on workers.
+ * <p>Back channels (RFC 8167): {@link #backchannel} gives each connection one
+ * {@link BackchannelTransport} (what {@code getPeerTransport()} returns), made when a program
+ * first asks for it and dropped when the connection closes. The client's replies and the
+ * connection's close reach it from a completion loop and are passed to one back-channel
+ * thread, which also runs the timeouts: program callbacks never run on a completion loop.
+ *
+ * <p>Threading: {@link #onCall}, {@link #onBackchannelReply}, {@link #onBackchannelClosed} on
+ * a completion loop; {@link #serve} and {@link #sendReply} on workers; {@link #backchannel} on
+ * any thread.
  */
 final class CallBridge implements RpcCallHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CallBridge.class);
@@ -45,23 +56,85 @@ final class CallBridge implements RpcCallHandler {
     private final RpcCallDispatcher dispatcher;
     private final ReplyCache cache;
     private final List<UpperLayerBinding> bindings;
-    private final ReplyQueue replyQueue;
     private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
+    private final ScheduledThreadPoolExecutor backchannelThread;
+    private final ConcurrentHashMap<RdmaConnection, BackchannelTransport> backchannels = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
     private volatile boolean refusing;
 
     CallBridge(RpcCallDispatcher dispatcher, ReplyCache cache, CopyOnWriteArrayList<UpperLayerBinding> bindings,
-               ReplyQueue replyQueue) {
+               String name) {
         this.dispatcher = dispatcher;
         this.cache = cache;
         this.bindings = bindings;
-        this.replyQueue = replyQueue;
+        this.backchannelThread = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        backchannelThread.setRemoveOnCancelPolicy(true);
+        backchannelThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    ReplyQueue replyQueue() {
-        return replyQueue;
+    /**
+     * backchannel() - the back channel of {@code connection}, one per connection.
+     *
+     * @return the transport for calls to that client; on a connection already closing, one whose
+     *         calls fail at once
+     */
+    BackchannelTransport backchannel(RdmaConnection connection) {
+        BackchannelTransport transport = backchannels.computeIfAbsent(connection,
+                c -> BackchannelTransport.create(c, backchannelThread));
+        if (!connection.isOpen() && backchannels.remove(connection, transport)) {
+            // Closing: onBackchannelClosed may have run before this entry existed.
+            transport.replies().failAll(closedCause(connection));
+        }
+        return transport;
+    }
+
+    @Override
+    public void onBackchannelReply(RdmaConnection connection, int xid, ByteBuffer rpcReply) {
+        BackchannelTransport transport = backchannels.get(connection);
+        if (transport == null) {
+            LOG.info("Dropping a reply from {} to backward call xid 0x{}: no back channel", connection.remoteAddress(),
+                    Integer.toHexString(xid));
+            return;
+        }
+        runOnBackchannelThread(() -> transport.replies().deliver(xid, rpcReply));
+    }
+
+    @Override
+    public void onBackchannelClosed(RdmaConnection connection) {
+        BackchannelTransport transport = backchannels.remove(connection);
+        if (transport != null) {
+            EOFException cause = closedCause(connection);
+            runOnBackchannelThread(() -> transport.replies().failAll(cause));
+        }
+    }
+
+    private static EOFException closedCause(RdmaConnection connection) {
+        return new EOFException("RPC-over-RDMA connection to " + connection.remoteAddress()
+                + " closed: the backward call (RFC 8167) gets no reply");
+    }
+
+    private void runOnBackchannelThread(Runnable task) {
+        try {
+            backchannelThread.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run(); // stopped: finish here rather than leave a caller waiting
+        }
+    }
+
+    /** shutdown() - the transport stopped: end the back-channel thread (timeouts not yet due are dropped). */
+    void shutdown() {
+        backchannelThread.shutdown();
+    }
+
+    /** @return connections with a back channel in use */
+    int backchannels() {
+        return backchannels.size();
     }
 
     /** @return calls handed to programs whose reply has not been sent yet */

@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -18,8 +20,9 @@ import org.rpcrdma4j.transport.ReceivedCall;
  *
  * <p>Ownership: holds the {@link ReceivedCall} (its body is what the program decodes, in place)
  * until the reply is sent or the call is finished without one; exactly one of the two happens.
- * The first REPLY sent is this call's reply; anything else (a second reply, a call message: the
- * backchannel) fails its handler with an exception that says why. Threading: any thread.
+ * The first REPLY sent is this call's reply; a second one fails its handler with an exception
+ * that says why; a CALL message goes to the connection's back channel
+ * ({@link #getPeerTransport()}). Threading: any thread.
  */
 final class CallTransport extends ConnectionTransport implements Runnable {
     private final CallBridge bridge;
@@ -33,7 +36,7 @@ final class CallTransport extends ConnectionTransport implements Runnable {
 
     CallTransport(CallBridge bridge, PendingReply reply, ReceivedCall call, int program, int version, int procedure,
                   ReplyCache.Key cacheKey) {
-        super(reply.connection(), bridge.replyQueue());
+        super(reply.connection());
         this.bridge = bridge;
         this.reply = reply;
         this.call = call;
@@ -99,6 +102,16 @@ final class CallTransport extends ConnectionTransport implements Runnable {
             return;
         }
         handler.completed(length, attachment);
+    }
+
+    @Override
+    public RpcTransport getPeerTransport() {
+        return bridge.backchannel(reply.connection());
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return bridge.backchannel(reply.connection()).getReplyQueue();
     }
 
     @Override

@@ -9,25 +9,23 @@ import org.rpcrdma4j.transport.RdmaConnection;
 /**
  * ConnectionTransport - what every oncrpc4j {@link RpcTransport} of one RDMA connection answers
  * alike: the connection's real addresses (nfs4j checks exports against the remote one), whether
- * it is open, the host's reply queue, and no TLS. Subclasses decide what {@code send} does.
+ * it is open, and no TLS. Subclasses decide what {@code send} does; replies to calls sent from
+ * this side come back through the connection's back channel and its reply queue.
  */
 abstract class ConnectionTransport implements RpcTransport {
     private final RdmaConnection connection;
-    private final ReplyQueue replyQueue;
 
-    ConnectionTransport(RdmaConnection connection, ReplyQueue replyQueue) {
+    ConnectionTransport(RdmaConnection connection) {
         this.connection = connection;
-        this.replyQueue = replyQueue;
     }
 
     final RdmaConnection connection() {
         return connection;
     }
 
+    /** @return the reply queue of the connection's back channel, where backward calls wait for their replies */
     @Override
-    public final ReplyQueue getReplyQueue() {
-        return replyQueue;
-    }
+    public abstract ReplyQueue getReplyQueue();
 
     @Override
     public final boolean isOpen() {
@@ -44,10 +42,9 @@ abstract class ConnectionTransport implements RpcTransport {
         return connection.remoteAddress();
     }
 
+    /** @return the connection's back channel (RFC 8167): calls from this server to the client */
     @Override
-    public RpcTransport getPeerTransport() {
-        return new BackchannelTransport(connection, replyQueue);
-    }
+    public abstract RpcTransport getPeerTransport();
 
     @Override
     public final void startTLS() {

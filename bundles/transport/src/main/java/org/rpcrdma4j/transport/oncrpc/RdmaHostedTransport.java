@@ -11,7 +11,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -67,7 +66,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     private volatile RdmaTransport transport;
     private volatile CallBridge bridge;
     private volatile boolean loopsEnded;
-    private ReplyQueue replyQueue;
     private boolean stopped;
 
     private RdmaHostedTransport(Builder b) {
@@ -131,14 +129,13 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             if (transport != null || stopped) {
                 throw new IllegalStateException("RDMA transport on " + address + " was already started");
             }
-            ReplyQueue queue = new ReplyQueue();
             CallBridge b = new CallBridge(dispatcher, new ReplyCache(replyCacheEntries, replyCacheMaxReplyBytes), bindings,
-                    queue);
+                    "rpcrdma4j-backchannel-" + address.getPort());
             RdmaTransport t;
             try {
                 t = RdmaTransport.open(provider, address, config, b);
             } catch (VerbsException | RuntimeException e) {
-                queue.shutdown();
+                b.shutdown();
                 throw new IOException("RDMA transport cannot listen on " + address + " with verbs provider '"
                         + provider.name() + "': " + e.getMessage(), e);
             }
@@ -149,7 +146,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             if (preferred != null && t.strategies().stream().anyMatch(s -> s.name().equals(preferred))) {
                 t.activateStrategy(preferred);
             }
-            replyQueue = queue;
             bridge = b;
             transport = t;
             t.start(threadFactory("rpcrdma4j-rdma-" + t.localAddress().getPort() + "-", config.completionLoops()));
@@ -172,7 +168,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     public void stop() {
         RdmaTransport t;
         CallBridge b;
-        ReplyQueue queue;
         synchronized (this) {
             if (stopped) {
                 return;
@@ -180,7 +175,6 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             stopped = true;
             t = transport;
             b = bridge;
-            queue = replyQueue;
         }
         if (t == null) {
             loopsEnded = true;
@@ -207,7 +201,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             LOG.error("The RDMA transport on {} did not finish closing within {} s (connections: {})", t.localAddress(),
                     TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS), t.connections());
         }
-        queue.shutdown();
+        b.shutdown();
         transport = null;
         LOG.info("RPC-over-RDMA transport stopped ({})", t.statistics());
     }

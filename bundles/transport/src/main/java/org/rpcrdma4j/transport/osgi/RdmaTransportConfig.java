@@ -47,6 +47,13 @@ public @interface RdmaTransportConfig {
             description = "Registered send buffers per connection: replies in flight beyond this wait.")
     int sendBuffers() default 16;
 
+    @AttributeDefinition(name = "Backchannel credits", min = "0", max = "256",
+            description = "Backward-direction calls (RFC 8167: server to client on the same connection, e.g. NFSv4.1 "
+                    + "callbacks) outstanding per connection at most, whatever the client grants; as many receives are "
+                    + "posted beyond the credits for the client's replies (Linux: 2). 0 turns the back channel off: "
+                    + "every callback then fails at once.")
+    int backchannelCredits() default 2;
+
     @AttributeDefinition(name = "READ sinks", min = "1", max = "65536",
             description = "READ sinks per device and registration strategy: calls with read chunks beyond this wait.")
     int readSinkCount() default 64;

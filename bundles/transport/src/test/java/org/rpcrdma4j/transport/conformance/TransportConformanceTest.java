@@ -98,9 +98,10 @@ public abstract class TransportConformanceTest {
             for (RdmaConnection c : harness.transport().connections()) {
                 live += c.isOpen() ? 1 : 0;
             }
-            int target = Math.min(config.receiveContexts(), config.credits() + config.repostBatch());
-            assertTrue(u.postedReceives() >= live * config.credits() && u.postedReceives() <= live * target,
-                    "at least credits receives posted per connection, at most a batch more: " + u);
+            int posted = config.credits() + config.backchannelCredits();
+            int target = Math.min(config.receiveContexts(), posted + config.repostBatch());
+            assertTrue(u.postedReceives() >= live * posted && u.postedReceives() <= live * target,
+                    "at least credits (and backward replies') receives posted per connection, at most a batch more: " + u);
             if (keepsRegistrationWhileIdle()) {
                 assertTrue(u.sinkRegistrations() <= config.completionLoops(), "one slab per pool (and loop) at most: " + u);
             } else {
@@ -250,7 +251,7 @@ public abstract class TransportConformanceTest {
 
     @Test
     void heldCallsStarveTheReceiveQueueAndTheNextCallWaitsWithoutLoss() throws Exception {
-        start(TransportConfig.builder().credits(2).receiveContexts(2).repostBatch(1).build(), capabilities());
+        start(TransportConfig.builder().credits(2).backchannelCredits(0).receiveContexts(2).repostBatch(1).build(), capabilities());
         RawClient client = harness.connect();
         CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).send(client, 0);
         CallBuilder.msg(2).inline(CallBuilder.bytes(8, 2)).send(client, 0);

@@ -40,6 +40,7 @@ class TransportSettingsTest {
         assertEquals(TransportConfig.defaultCompletionLoops(), s.transportConfig().completionLoops(), "0: one per CPU");
         assertEquals(30, s.transportConfig().stallTimeoutSeconds());
         assertEquals(1024, s.transportConfig().maxConnections());
+        assertEquals(2, s.transportConfig().backchannelCredits());
         assertEquals("lkey", s.activeStrategy());
         assertTrue(s.enabled());
     }
@@ -50,7 +51,8 @@ class TransportSettingsTest {
                 Map.entry("inlineReceiveThreshold", 1000), Map.entry("maxOutstandingReads", 500),
                 Map.entry("replyStagingBytes", 1), Map.entry("maxReadChunks", 0), Map.entry("replyCacheEntries", -1),
                 Map.entry("replyCacheMaxReplyBytes", 1 << 21), Map.entry("bindAddress", ""), Map.entry("provider", " "),
-                Map.entry("completionLoops", 65), Map.entry("stallTimeoutSeconds", 0), Map.entry("maxConnections", 0));
+                Map.entry("completionLoops", 65), Map.entry("stallTimeoutSeconds", 0), Map.entry("maxConnections", 0),
+                Map.entry("backchannelCredits", 257));
         for (Map.Entry<String, Object> e : bad.entrySet()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> TransportSettings.of(config(Map.of(e.getKey(), e.getValue()))), e.getKey());

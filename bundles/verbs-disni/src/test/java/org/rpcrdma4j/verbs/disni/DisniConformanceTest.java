@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -20,6 +21,10 @@ import org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest;
  * The listen address is the device's address the provider found, or the system property
  * {@code rpcrdma4j.disni.address} when set. The class-level condition skips before the suite's
  * {@code @BeforeEach}; the assumptions in {@link #createFixture()} repeat it for any other runner.
+ *
+ * <p>Beyond the provider contract, one end-to-end check of our own stack on the device: a
+ * backward-direction (RFC 8167) round trip between our Java client and our server transport
+ * ({@link BackchannelRoundTrip}); skipped like the rest where no device is up.
  */
 @ExtendWith(RequiresRdmaDevice.class)
 class DisniConformanceTest extends VerbsProviderConformanceTest {
@@ -43,6 +48,11 @@ class DisniConformanceTest extends VerbsProviderConformanceTest {
         }
         assumeTrue(address != null, "no RDMA device with an IPv4 address (DiSNI 2.1 speaks IPv4 only)");
         return new Fixture(provider, new InetSocketAddress(address, 0));
+    }
+
+    @Test
+    void backwardDirectionRoundTripBetweenOurClientAndOurServer() throws Exception {
+        BackchannelRoundTrip.assertRoundTrip(fixture.provider(), fixture.listenAddress());
     }
 
     private static final class Fixture implements ConformanceFixture {

@@ -17,6 +17,11 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are forced before the reply. The
  * write verifier changes on every server start, so a client holding uncommitted data after a
  * restart sees the change and writes again.
+ *
+ * <p>A WRITE by anyone but root clears set-user-ID and executable set-group-ID before the data
+ * goes in ({@link SetIdBits}); the common file without such bits pays only a test of the
+ * mode already read when the handle was resolved, and of the post-operation attributes the
+ * reply carries anyway.
  */
 public final class DataProcedures {
 
@@ -111,12 +116,17 @@ public final class DataProcedures {
                     throw new NfsException(Nfs3.NFS3ERR_FBIG, "write beyond 2^63");
                 }
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
+                SetIdBits.removeForWrite(file.caller(), file.path(), file.attributes());
                 writeAt(file, offset, data, stable);
                 FileAttributes before = file.attributes();
                 FileAttributes after = file.attributesNow();
+                if (after != null && SetIdBits.removeForWrite(file.caller(), file.path(), after)) {
+                    after = file.attributesNow(); // a set-id bit was set while we wrote
+                }
+                FileAttributes reported = after;
                 long verifier = request.state().writeVerifier();
                 return Reply.ok(out -> {
-                    Xdr3.encodeWcc(out, before, after);
+                    Xdr3.encodeWcc(out, before, reported);
                     out.xdrEncodeInt(count);
                     out.xdrEncodeInt(stable);
                     Xdr3.encodeVerifier(out, verifier);

@@ -44,10 +44,10 @@ public final class DataProcedures {
                 if (link.attributes().type() != Nfs3.NF3LNK) {
                     throw new NfsException(Nfs3.NFS3ERR_INVAL, "not a symbolic link");
                 }
-                String data = Files.readSymbolicLink(link.path()).toString();
+                byte[] data = PathBytes.bytesOf(Files.readSymbolicLink(link.path()));
                 return Reply.ok(out -> {
                     Xdr3.encodePostOpAttr(out, link.attributes());
-                    Xdr3.encodeString(out, data);
+                    out.xdrEncodeDynamicOpaque(data);
                 });
             }, Procedure.postOp(link.attributes()));
         };

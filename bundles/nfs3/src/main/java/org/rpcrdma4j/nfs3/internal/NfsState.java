@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -17,6 +18,8 @@ import org.rpcrdma4j.nfs3.Export;
  * <p>Immutable after construction apart from the (thread-safe) export indexes and mount list.
  */
 public final class NfsState {
+
+    private static final System.Logger LOG = System.getLogger(NfsState.class.getName());
 
     private final ServerKey key;
     private final List<ExportRoot> roots;
@@ -54,6 +57,22 @@ public final class NfsState {
         this.roots = Collections.unmodifiableList(opened);
         this.byId = Map.copyOf(ids);
         this.writeVerifier = new SecureRandom().nextLong();
+        logPathCharset();
+    }
+
+    /**
+     * Says once per service how this JVM maps file names: names are bytes whatever the locale
+     * ({@link PathBytes}), but outside a UTF-8 locale every name beyond ASCII takes the slower
+     * URI route and the JVM's own messages show such names as '?'.
+     */
+    private static void logPathCharset() {
+        if (!PathBytes.pathCharsetIsUtf8()) {
+            LOG.log(Level.WARNING, () -> "file names: this JVM maps paths with " + PathBytes.PATH_CHARSET
+                    + " (sun.jnu.encoding, from the locale: LC_ALL=" + System.getenv("LC_ALL") + ", LC_CTYPE="
+                    + System.getenv("LC_CTYPE") + ", LANG=" + System.getenv("LANG") + "), not UTF-8; names are"
+                    + " still served byte-exact, those beyond ASCII through a slower path. Start the JVM with"
+                    + " LC_ALL=C.UTF-8 (the assembly's bin/setenv does) for the direct one.");
+        }
     }
 
     /** The file handle key. */

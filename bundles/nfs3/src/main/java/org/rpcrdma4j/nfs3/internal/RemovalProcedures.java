@@ -28,7 +28,7 @@ public final class RemovalProcedures {
 
     private static Procedure.Action removal(XdrDecodingStream in, boolean directoryWanted) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target directory = request.resolve(dir).requireWritable();
             return Procedure.attempt(() -> {
@@ -54,9 +54,9 @@ public final class RemovalProcedures {
 
     private static Procedure.Action rename(XdrDecodingStream in) throws IOException {
         byte[] fromDir = Xdr3.decodeHandle(in);
-        String fromName = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName fromName = FileName.decode(in, Xdr3.PATH_MAX);
         byte[] toDir = Xdr3.decodeHandle(in);
-        String toName = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName toName = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target from = request.resolve(fromDir).requireWritable();
             Target to = request.resolve(toDir).requireWritable();
@@ -120,7 +120,7 @@ public final class RemovalProcedures {
     private static Procedure.Action link(XdrDecodingStream in) throws IOException {
         byte[] file = Xdr3.decodeHandle(in);
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target object = request.resolve(file);
             Target directory = request.resolve(dir).requireWritable();

@@ -20,9 +20,9 @@ public final class RemovalProcedures {
 
     /** Adds these procedures to a dispatch table. */
     public static void register(ProcedureTable table) {
-        table.add(Nfs3.NFSPROC3_REMOVE, FailureArm.WCC, in -> removal(in, false));
-        table.add(Nfs3.NFSPROC3_RMDIR, FailureArm.WCC, in -> removal(in, true));
-        table.add(Nfs3.NFSPROC3_RENAME, FailureArm.TWO_WCC, RemovalProcedures::rename);
+        table.addUnbinding(Nfs3.NFSPROC3_REMOVE, FailureArm.WCC, in -> removal(in, false));
+        table.addUnbinding(Nfs3.NFSPROC3_RMDIR, FailureArm.WCC, in -> removal(in, true));
+        table.addUnbinding(Nfs3.NFSPROC3_RENAME, FailureArm.TWO_WCC, RemovalProcedures::rename);
         table.add(Nfs3.NFSPROC3_LINK, FailureArm.POST_OP_ATTR_AND_WCC, RemovalProcedures::link);
     }
 

@@ -25,6 +25,15 @@ import org.rpcrdma4j.nfs3.Nfs3;
  */
 public final class DataProcedures {
 
+    /**
+     * Each thread's READ buffer: direct, so the file is read into it without the JDK's hidden
+     * bounce buffer, and reused, so a READ allocates nothing. A READ reply's body refers to it
+     * and MUST be encoded on the same thread before that thread serves its next call: the
+     * dispatcher replies (oncrpc4j's RpcCall.reply encodes at once) before it returns.
+     */
+    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(AttributeProcedures.IO_MAX));
+
     private DataProcedures() {
     }
 
@@ -64,7 +73,8 @@ public final class DataProcedures {
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.READ);
                 int wanted = Integer.compareUnsigned(count, AttributeProcedures.IO_MAX) > 0
                         ? AttributeProcedures.IO_MAX : count;
-                ByteBuffer data = ByteBuffer.allocate(offset < 0 ? 0 : wanted);
+                ByteBuffer data = READ_BUFFER.get();
+                data.clear().limit(offset < 0 ? 0 : wanted);
                 boolean eof = readAt(file, offset, data);
                 data.flip();
                 FileAttributes after = file.attributesNow();

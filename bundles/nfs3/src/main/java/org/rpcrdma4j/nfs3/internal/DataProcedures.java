@@ -12,8 +12,8 @@ import org.rpcrdma4j.nfs3.Nfs3;
 /**
  * DataProcedures - READLINK, READ, WRITE and COMMIT (RFC 1813 §3.3.5-7, 3.3.21).
  *
- * <p>Every call opens its own file channel without following a final symbolic link and closes
- * it before replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
+ * <p>READ borrows its channel from the service's file cache ({@link OpenFiles}); WRITE and
+ * COMMIT open their own without following a final symbolic link and close it before replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
  * ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are forced before the reply. The
  * write verifier changes on every server start, so a client holding uncommitted data after a
  * restart sees the change and writes again.
@@ -75,7 +75,7 @@ public final class DataProcedures {
                         ? AttributeProcedures.IO_MAX : count;
                 ByteBuffer data = READ_BUFFER.get();
                 data.clear().limit(offset < 0 ? 0 : wanted);
-                boolean eof = readAt(file, offset, data);
+                boolean eof = readAt(request.state().openFiles(), file, offset, data);
                 data.flip();
                 FileAttributes after = file.attributesNow();
                 return Reply.ok(out -> {
@@ -89,11 +89,13 @@ public final class DataProcedures {
     }
 
     /** Fills the buffer from the offset until full or end of file; returns whether EOF was reached. */
-    private static boolean readAt(Target file, long offset, ByteBuffer data) throws IOException {
+    private static boolean readAt(OpenFiles files, Target file, long offset, ByteBuffer data)
+            throws NfsException, IOException {
         if (offset < 0) {
             return true; // beyond 2^63: nothing there
         }
-        try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        try (OpenFiles.Lease lease = files.open(file.path(), file.attributes())) {
+            FileChannel channel = lease.channel();
             long position = offset;
             while (data.hasRemaining()) {
                 int n = channel.read(data, position);

@@ -29,6 +29,7 @@ public final class NfsState {
     private final long writeVerifier;
     private final MountTable mounts = new MountTable();
     private final DirectoryListings listings = new DirectoryListings();
+    private final OpenFiles openFiles = new OpenFiles();
     private final ReadWriteLock namespace = new ReentrantReadWriteLock();
 
     /**
@@ -132,6 +133,11 @@ public final class NfsState {
     /** Who mounted what (MOUNT's DUMP). */
     public MountTable mounts() {
         return mounts;
+    }
+
+    /** The file cache of READ. */
+    public OpenFiles openFiles() {
+        return openFiles;
     }
 
     /** Directory listing snapshots for READDIR / READDIRPLUS cookies. */

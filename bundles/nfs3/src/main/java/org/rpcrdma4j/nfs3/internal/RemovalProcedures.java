@@ -45,6 +45,7 @@ public final class RemovalProcedures {
                 Permissions.requireUnlink(directory.caller(), directory.attributes(), victim);
                 Files.delete(path);
                 directory.root().forget(path, victim);
+                request.state().openFiles().forget(victim);
                 FileAttributes before = directory.attributes();
                 FileAttributes after = directory.attributesNow();
                 return Reply.ok(out -> Xdr3.encodeWcc(out, before, after));
@@ -79,6 +80,7 @@ public final class RemovalProcedures {
                 if (!sameObject) {
                     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
                     from.root().forget(target, replaced);
+                    request.state().openFiles().forget(replaced);
                     from.root().moved(source, target, moving);
                 }
                 return renamed(from, to);

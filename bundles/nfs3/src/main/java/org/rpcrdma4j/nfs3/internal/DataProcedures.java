@@ -13,7 +13,8 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * DataProcedures - READLINK, READ, WRITE and COMMIT (RFC 1813 §3.3.5-7, 3.3.21).
  *
  * <p>READ borrows its channel from the service's file cache ({@link OpenFiles}); WRITE and
- * COMMIT open their own without following a final symbolic link and close it before replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
+ * COMMIT open their own without following a final symbolic link and close it before
+ * replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
  * ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are forced before the reply. The
  * write verifier changes on every server start, so a client holding uncommitted data after a
  * restart sees the change and writes again.

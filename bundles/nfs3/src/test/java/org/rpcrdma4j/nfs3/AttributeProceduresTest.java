@@ -139,11 +139,11 @@ class AttributeProceduresTest extends ServerTestBase {
         XdrReader fsinfo = client.nfs(Nfs3.NFSPROC3_FSINFO, out -> out.xdrEncodeDynamicOpaque(root)).reader();
         assertStatus(Nfs3.NFS3_OK, fsinfo.readInt(), "FSINFO");
         fsinfo.readPostOpAttr();
-        assertEquals(256 * 1024, fsinfo.readInt(), "rtmax");
+        assertEquals(1024 * 1024, fsinfo.readInt(), "rtmax: 1 MiB, as knfsd");
+        assertEquals(1024 * 1024, fsinfo.readInt(), "rtpref");
         fsinfo.readInt();
-        fsinfo.readInt();
-        assertEquals(256 * 1024, fsinfo.readInt(), "wtmax");
-        fsinfo.readInt();
+        assertEquals(1024 * 1024, fsinfo.readInt(), "wtmax");
+        assertEquals(1024 * 1024, fsinfo.readInt(), "wtpref");
         fsinfo.readInt();
         fsinfo.readInt();
         assertEquals(Long.MAX_VALUE, fsinfo.readLong(), "maxfilesize");

@@ -102,12 +102,12 @@ class DataProceduresTest extends ServerTestBase {
     @Test
     void readIsCappedAtRtmax() throws IOException {
         byte[] file = client.create(root, "big", 0644);
-        Files.write(exportDir.resolve("big"), new byte[600_000]);
-        XdrReader reply = client.read(file, 0, 600_000).reader();
+        Files.write(exportDir.resolve("big"), new byte[1_500_000]);
+        XdrReader reply = client.read(file, 0, 1_500_000).reader();
         reply.readInt();
         reply.readPostOpAttr();
         int count = reply.readInt();
-        assertEquals(256 * 1024, count, "rtmax as announced by FSINFO");
+        assertEquals(1024 * 1024, count, "rtmax as announced by FSINFO");
         assertFalse(reply.readBool());
     }
 }

@@ -11,8 +11,12 @@ import org.rpcrdma4j.nfs3.Nfs3;
  */
 public final class AttributeProcedures {
 
-    /** Largest READ and WRITE payload (rtmax, wtmax), and the preferred size. */
-    public static final int IO_MAX = 256 * 1024;
+    /**
+     * Largest READ and WRITE payload (rtmax, wtmax), and the preferred size (rtpref, wtpref):
+     * 1 MiB, as Linux knfsd offers (its svc_max_payload), so clients mount with rsize and
+     * wsize of 1 MiB.
+     */
+    public static final int IO_MAX = 1024 * 1024;
     /** Preferred READDIR count (dtpref). */
     public static final int DIRECTORY_PREFERRED = 32 * 1024;
     /** Most hard links reported by PATHCONF (the ext4 limit). */

@@ -17,12 +17,11 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * AttributeSetter - applies a sattr3 to an object on behalf of a caller, with the POSIX rules
  * of chmod, chown, truncate and utimensat checked in the server.
  *
- * <p>Order: size, times, owner, mode (a chown may clear set-id bits that the mode then sets).
+ * <p>Order: size, times, owner, mode (a size change or chown may clear set-id bits that the
+ * mode then sets). The set-id rules are those of {@link SetIdBits}.
  * Symbolic links ignore a mode, as on Linux.
  */
 public final class AttributeSetter {
-
-    private static final int S_ISGID = 02000;
 
     private AttributeSetter() {
     }
@@ -66,6 +65,7 @@ public final class AttributeSetter {
             throw new NfsException(Nfs3.NFS3ERR_FBIG, "size beyond 2^63-1");
         }
         Permissions.requireData(caller, current, Permissions.WRITE);
+        SetIdBits.removeForWrite(caller, path, current);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             long now = channel.size();
             if (size < now) {
@@ -118,10 +118,7 @@ public final class AttributeSetter {
     private static void setMode(Caller caller, Path path, FileAttributes current, int mode)
             throws NfsException, IOException {
         Permissions.requireOwner(caller, current);
-        int effective = mode & 07777;
-        if (!caller.isRoot() && !current.isDirectory() && !caller.inGroup(current.gid())) {
-            effective &= ~S_ISGID;
-        }
-        Files.setAttribute(path, "unix:mode", effective, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(path, "unix:mode", SetIdBits.chmodMode(caller, current.gid(), mode),
+                LinkOption.NOFOLLOW_LINKS);
     }
 }

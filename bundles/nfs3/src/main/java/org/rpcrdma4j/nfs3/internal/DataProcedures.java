@@ -12,13 +12,28 @@ import org.rpcrdma4j.nfs3.Nfs3;
 /**
  * DataProcedures - READLINK, READ, WRITE and COMMIT (RFC 1813 §3.3.5-7, 3.3.21).
  *
- * <p>Every call opens its own file channel without following a final symbolic link and closes
- * it before replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
+ * <p>READ borrows its channel from the service's file cache ({@link OpenFiles}); WRITE and
+ * COMMIT open their own without following a final symbolic link and close it before
+ * replying. UNSTABLE writes are left to the page cache and made durable by COMMIT
  * ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are forced before the reply. The
  * write verifier changes on every server start, so a client holding uncommitted data after a
  * restart sees the change and writes again.
+ *
+ * <p>A WRITE by anyone but root clears set-user-ID and executable set-group-ID before the data
+ * goes in ({@link SetIdBits}); the common file without such bits pays only a test of the
+ * mode already read when the handle was resolved, and of the post-operation attributes the
+ * reply carries anyway.
  */
 public final class DataProcedures {
+
+    /**
+     * Each thread's READ buffer: direct, so the file is read into it without the JDK's hidden
+     * bounce buffer, and reused, so a READ allocates nothing. A READ reply's body refers to it
+     * and MUST be encoded on the same thread before that thread serves its next call: the
+     * dispatcher replies (oncrpc4j's RpcCall.reply encodes at once) before it returns.
+     */
+    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(AttributeProcedures.IO_MAX));
 
     private DataProcedures() {
     }
@@ -39,10 +54,10 @@ public final class DataProcedures {
                 if (link.attributes().type() != Nfs3.NF3LNK) {
                     throw new NfsException(Nfs3.NFS3ERR_INVAL, "not a symbolic link");
                 }
-                String data = Files.readSymbolicLink(link.path()).toString();
+                byte[] data = PathBytes.bytesOf(Files.readSymbolicLink(link.path()));
                 return Reply.ok(out -> {
                     Xdr3.encodePostOpAttr(out, link.attributes());
-                    Xdr3.encodeString(out, data);
+                    out.xdrEncodeDynamicOpaque(data);
                 });
             }, Procedure.postOp(link.attributes()));
         };
@@ -59,8 +74,9 @@ public final class DataProcedures {
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.READ);
                 int wanted = Integer.compareUnsigned(count, AttributeProcedures.IO_MAX) > 0
                         ? AttributeProcedures.IO_MAX : count;
-                ByteBuffer data = ByteBuffer.allocate(offset < 0 ? 0 : wanted);
-                boolean eof = readAt(file, offset, data);
+                ByteBuffer data = READ_BUFFER.get();
+                data.clear().limit(offset < 0 ? 0 : wanted);
+                boolean eof = readAt(request.state().openFiles(), file, offset, data);
                 data.flip();
                 FileAttributes after = file.attributesNow();
                 return Reply.ok(out -> {
@@ -74,11 +90,13 @@ public final class DataProcedures {
     }
 
     /** Fills the buffer from the offset until full or end of file; returns whether EOF was reached. */
-    private static boolean readAt(Target file, long offset, ByteBuffer data) throws IOException {
+    private static boolean readAt(OpenFiles files, Target file, long offset, ByteBuffer data)
+            throws NfsException, IOException {
         if (offset < 0) {
             return true; // beyond 2^63: nothing there
         }
-        try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        try (OpenFiles.Lease lease = files.open(file.path(), file.attributes())) {
+            FileChannel channel = lease.channel();
             long position = offset;
             while (data.hasRemaining()) {
                 int n = channel.read(data, position);
@@ -111,12 +129,17 @@ public final class DataProcedures {
                     throw new NfsException(Nfs3.NFS3ERR_FBIG, "write beyond 2^63");
                 }
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
+                SetIdBits.removeForWrite(file.caller(), file.path(), file.attributes());
                 writeAt(file, offset, data, stable);
                 FileAttributes before = file.attributes();
                 FileAttributes after = file.attributesNow();
+                if (after != null && SetIdBits.removeForWrite(file.caller(), file.path(), after)) {
+                    after = file.attributesNow(); // a set-id bit was set while we wrote
+                }
+                FileAttributes reported = after;
                 long verifier = request.state().writeVerifier();
                 return Reply.ok(out -> {
-                    Xdr3.encodeWcc(out, before, after);
+                    Xdr3.encodeWcc(out, before, reported);
                     out.xdrEncodeInt(count);
                     out.xdrEncodeInt(stable);
                     Xdr3.encodeVerifier(out, verifier);

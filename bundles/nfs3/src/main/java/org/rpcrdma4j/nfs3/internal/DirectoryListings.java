@@ -18,7 +18,8 @@ import java.util.Map;
  * cookie verifier: any change of the directory (an entry added, removed or renamed) changes
  * its ctime, so a client continuing an old listing gets NFS3ERR_BAD_COOKIE instead of skipped
  * or repeated entries. Position 0 is ".", 1 is "..", then the names in sorted order; the
- * cookie of an entry is its position + 1. The few most recent snapshots are cached so a large
+ * cookie of an entry is its position + 1. Names are kept as their bytes ({@link FileName}),
+ * sorted by unsigned bytes. The few most recent snapshots are cached so a large
  * directory is read once per listing, not once per call.
  */
 public final class DirectoryListings {
@@ -27,7 +28,7 @@ public final class DirectoryListings {
     public static final int CACHED = 16;
 
     /** A snapshot: its verifier and the names (without "." and ".."). */
-    public record Listing(long verifier, List<String> names) {
+    public record Listing(long verifier, List<FileName> names) {
 
         /** Entries in the listing, "." and ".." included. */
         public int size() {
@@ -35,8 +36,8 @@ public final class DirectoryListings {
         }
 
         /** The name at a position ("." and ".." first). */
-        public String nameAt(int position) {
-            return position == 0 ? "." : position == 1 ? ".." : names.get(position - 2);
+        public FileName nameAt(int position) {
+            return position == 0 ? FileName.DOT : position == 1 ? FileName.DOT_DOT : names.get(position - 2);
         }
     }
 
@@ -62,10 +63,10 @@ public final class DirectoryListings {
                 return cached;
             }
         }
-        List<String> names = new ArrayList<>();
+        List<FileName> names = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
             for (Path entry : entries) {
-                names.add(entry.getFileName().toString());
+                names.add(FileName.of(entry));
             }
         }
         Collections.sort(names);

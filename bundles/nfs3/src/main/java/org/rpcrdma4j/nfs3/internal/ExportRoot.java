@@ -28,7 +28,9 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * per call. Every path taken from the index
  * is checked before use: its attributes must still name the handle's inode and type, and its
  * parent must resolve, symbolic links followed, to itself - so a directory swapped for a
- * symbolic link cannot lead outside the export.
+ * symbolic link cannot lead outside the export. That the check still holds when the call's
+ * system calls resolve the path again is the service's namespace lock's job
+ * ({@link NfsState#namespace()}).
  *
  * <p>Thread-safe; walks are serialized.
  */

@@ -1,6 +1,5 @@
 package org.rpcrdma4j.nfs3.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +23,7 @@ public final class ListingProcedures {
     private static final int PLUS_EXTRA = 4 + FileAttributes.FATTR3_BYTES + 4 + 4 + FileHandle.BYTES;
 
     /** One entry chosen for a reply. */
-    private record Entry(long fileid, String name, long cookie, FileAttributes attributes, byte[] handle) {
+    private record Entry(long fileid, FileName name, long cookie, FileAttributes attributes, byte[] handle) {
     }
 
     /** The decoded arguments of either procedure. */
@@ -82,13 +81,13 @@ public final class ListingProcedures {
         long directoryBytes = 0;
         int position = (int) args.cookie();
         for (; position < listing.size(); position++) {
-            String name = listing.nameAt(position);
+            FileName name = listing.nameAt(position);
             Path path = pathOf(directory, name);
             FileAttributes attributes = Xdr3.readQuietly(path);
             if (attributes == null) {
                 continue; // removed since the snapshot
             }
-            int nameBytes = 4 + ((name.getBytes(StandardCharsets.UTF_8).length + 3) & ~3);
+            int nameBytes = 4 + ((name.length() + 3) & ~3);
             int plainBytes = 4 + 8 + nameBytes + 8;
             int entryBytes = args.plus() ? plainBytes + PLUS_EXTRA : plainBytes;
             if (replyBytes + entryBytes > Integer.toUnsignedLong(args.maxcount())
@@ -106,11 +105,11 @@ public final class ListingProcedures {
         return true;
     }
 
-    private static Path pathOf(Target directory, String name) {
-        if (name.equals(".")) {
+    private static Path pathOf(Target directory, FileName name) {
+        if (name.equals(FileName.DOT)) {
             return directory.path();
         }
-        if (name.equals("..")) {
+        if (name.equals(FileName.DOT_DOT)) {
             return directory.path().equals(directory.root().root()) ? directory.path() : directory.path().getParent();
         }
         return directory.child(name);
@@ -123,7 +122,7 @@ public final class ListingProcedures {
         for (Entry entry : entries) {
             out.xdrEncodeBoolean(true);
             out.xdrEncodeLong(entry.fileid());
-            Xdr3.encodeString(out, entry.name());
+            entry.name().encode(out);
             out.xdrEncodeLong(entry.cookie());
             if (plus) {
                 Xdr3.encodePostOpAttr(out, entry.attributes());

@@ -92,7 +92,13 @@ public final class MountDispatcher {
             LOG.log(Level.INFO, () -> "MNT " + dirpath + " refused to " + peer);
             return Reply.failed(Mount3.MNT3ERR_ACCES, XdrBody.EMPTY);
         }
-        MountPoint point = MountPoint.resolve(root, dirpath, Caller.of(peer, call.getCredential(), rule));
+        MountPoint point;
+        state.namespace().readLock().lock();
+        try {
+            point = MountPoint.resolve(root, dirpath, Caller.of(peer, call.getCredential(), rule));
+        } finally {
+            state.namespace().readLock().unlock();
+        }
         if (point.status() != Mount3.MNT3_OK) {
             return Reply.failed(point.status(), XdrBody.EMPTY);
         }

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.rpcrdma4j.nfs3.Mount3;
 
@@ -34,7 +35,7 @@ public record MountPoint(int status, byte[] handle) {
                 if (!Permissions.allowed(caller, attributes, Permissions.EXECUTE)) {
                     return failed(Mount3.MNT3ERR_ACCES);
                 }
-                path = path.resolve(name);
+                path = path.resolve(PathBytes.component(name.getBytes(StandardCharsets.UTF_8)));
                 attributes = FileAttributes.read(path);
             }
             if (!attributes.isDirectory()) {

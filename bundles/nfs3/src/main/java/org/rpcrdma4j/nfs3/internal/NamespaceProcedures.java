@@ -30,7 +30,7 @@ public final class NamespaceProcedures {
 
     private static Procedure.Action lookup(XdrDecodingStream in) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target directory = request.resolve(dir);
             return Procedure.attempt(() -> {
@@ -49,11 +49,11 @@ public final class NamespaceProcedures {
     }
 
     /** "." is the directory, ".." its parent except at the export root, which is its own parent. */
-    private static Path resolveForLookup(Target directory, String name) throws NfsException {
-        if (name.equals(".")) {
+    private static Path resolveForLookup(Target directory, FileName name) throws NfsException {
+        if (name.equals(FileName.DOT)) {
             return directory.path();
         }
-        if (name.equals("..")) {
+        if (name.equals(FileName.DOT_DOT)) {
             return directory.path().equals(directory.root().root()) ? directory.path() : directory.path().getParent();
         }
         Names.requireComponent(name);
@@ -62,7 +62,7 @@ public final class NamespaceProcedures {
 
     private static Procedure.Action create(XdrDecodingStream in) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         int how = in.xdrDecodeInt();
         SetAttributes set;
         long verifier = 0;
@@ -94,7 +94,7 @@ public final class NamespaceProcedures {
 
     private static Procedure.Action mkdir(XdrDecodingStream in) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         SetAttributes set = SetAttributes.decode(in);
         return request -> {
             Target directory = request.resolve(dir).requireWritable();
@@ -105,17 +105,18 @@ public final class NamespaceProcedures {
 
     private static Procedure.Action symlink(XdrDecodingStream in) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         SetAttributes set = SetAttributes.decode(in);
-        String data = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        byte[] data = Xdr3.decodeOpaque(in, Xdr3.PATH_MAX);
         return request -> {
             Target directory = request.resolve(dir).requireWritable();
             return created(directory, name, path -> {
-                if (data.isEmpty() || data.indexOf('\0') >= 0) {
+                if (data.length == 0 || contains(data, (byte) 0)) {
                     throw new NfsException(Nfs3.NFS3ERR_INVAL, "symbolic link data is empty or has NUL");
                 }
-                // The link is stored as given and never followed by this server.
-                return ObjectCreator.create(directory, path, p -> Files.createSymbolicLink(p, Path.of(data)),
+                // The link is stored as given (PathBytes) and never followed by this server.
+                Path target = PathBytes.path(data);
+                return ObjectCreator.create(directory, path, p -> Files.createSymbolicLink(p, target),
                         0777, set.withoutSize());
             });
         };
@@ -123,7 +124,7 @@ public final class NamespaceProcedures {
 
     private static Procedure.Action mknod(XdrDecodingStream in) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         int type = in.xdrDecodeInt();
         if (type == Nfs3.NF3CHR || type == Nfs3.NF3BLK) {
             SetAttributes.decode(in);
@@ -144,6 +145,15 @@ public final class NamespaceProcedures {
         };
     }
 
+    private static boolean contains(byte[] bytes, byte b) {
+        for (byte c : bytes) {
+            if (c == b) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Makes one object in a directory. */
     @FunctionalInterface
     private interface Maker {
@@ -156,7 +166,7 @@ public final class NamespaceProcedures {
      * is checked where an entry is really added ({@link ObjectCreator}): CREATE UNCHECKED of an
      * existing file needs only write permission on the file, as open(O_CREAT) does.
      */
-    private static Reply created(Target directory, String name, Maker maker) throws NfsException {
+    private static Reply created(Target directory, FileName name, Maker maker) throws NfsException {
         return Procedure.attempt(() -> {
             directory.requireDirectory();
             Names.requireNewName(name);

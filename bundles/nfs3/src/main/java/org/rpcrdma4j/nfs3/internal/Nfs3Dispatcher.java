@@ -2,6 +2,7 @@ package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.locks.Lock;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
@@ -15,6 +16,10 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * <p>Failure mapping, in one place: an {@link NfsException} replies with its status and
  * failure arm; an IOException from the file system with the matching nfsstat3; anything else
  * with NFS3ERR_SERVERFAULT, logged here with its stack trace, which never reaches the client.
+ *
+ * <p>Every call runs under the service's namespace lock ({@link NfsState#namespace()}), from
+ * the check of its handles to its last path-based system call: shared, or exclusive for the
+ * procedures that take names away. The reply is sent after the lock is released.
  */
 public final class Nfs3Dispatcher {
 
@@ -52,6 +57,8 @@ public final class Nfs3Dispatcher {
     }
 
     private Reply run(RpcCall call, int number, ProcedureTable.Entry entry, Procedure.Action action) {
+        Lock namespace = entry.unbindsNames() ? state.namespace().writeLock() : state.namespace().readLock();
+        namespace.lock();
         try {
             return action.run(new Request(state, call));
         } catch (NfsException e) {
@@ -64,6 +71,8 @@ public final class Nfs3Dispatcher {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "NFSv3 " + Nfs3.procedureName(number) + " failed unexpectedly", e);
             return Reply.failed(Nfs3.NFS3ERR_SERVERFAULT, entry.failureArm().body());
+        } finally {
+            namespace.unlock();
         }
     }
 

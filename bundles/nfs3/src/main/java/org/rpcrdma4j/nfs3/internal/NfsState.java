@@ -1,6 +1,9 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -18,12 +21,16 @@ import org.rpcrdma4j.nfs3.Export;
  */
 public final class NfsState {
 
+    private static final System.Logger LOG = System.getLogger(NfsState.class.getName());
+
     private final ServerKey key;
     private final List<ExportRoot> roots;
     private final Map<Integer, ExportRoot> byId;
     private final long writeVerifier;
     private final MountTable mounts = new MountTable();
     private final DirectoryListings listings = new DirectoryListings();
+    private final OpenFiles openFiles = new OpenFiles();
+    private final ReadWriteLock namespace = new ReentrantReadWriteLock();
 
     /**
      * Opens the exports and the key.
@@ -54,6 +61,39 @@ public final class NfsState {
         this.roots = Collections.unmodifiableList(opened);
         this.byId = Map.copyOf(ids);
         this.writeVerifier = new SecureRandom().nextLong();
+        logPathCharset();
+    }
+
+    /**
+     * Says once per service how this JVM maps file names: names are bytes whatever the locale
+     * ({@link PathBytes}), but outside a UTF-8 locale every name beyond ASCII takes the slower
+     * URI route and the JVM's own messages show such names as '?'.
+     */
+    private static void logPathCharset() {
+        if (!PathBytes.pathCharsetIsUtf8()) {
+            LOG.log(Level.WARNING, () -> "file names: this JVM maps paths with " + PathBytes.PATH_CHARSET
+                    + " (sun.jnu.encoding, from the locale: LC_ALL=" + System.getenv("LC_ALL") + ", LC_CTYPE="
+                    + System.getenv("LC_CTYPE") + ", LANG=" + System.getenv("LANG") + "), not UTF-8; names are"
+                    + " still served byte-exact, those beyond ASCII through a slower path. Start the JVM with"
+                    + " LC_ALL=C.UTF-8 (the assembly's bin/setenv does) for the direct one.");
+        }
+    }
+
+    /**
+     * The namespace lock of this service, closing the window between a handle's check
+     * ({@link ExportRoot#locate}: no symbolic link above the object) and the path-based system
+     * calls that follow, in which the kernel would follow a symbolic link swapped in for a
+     * directory of the path. Java has no openat(2)-relative mkdir, symlink, link or readlink,
+     * so paths are resolved from the export root on every system call; what keeps them inside
+     * is that no name of the namespace is taken away while a call works on it. Every NFS and
+     * MNT call holds the read lock from its first check to its last system call; REMOVE, RMDIR
+     * and RENAME - the only procedures that can take a directory's name away so that another
+     * object (a symbolic link) can take it - hold the write lock. Procedures that only add
+     * names cannot redirect an existing path and run concurrently. Changes made behind the
+     * server's back (local users, another file server on the same tree) are not covered.
+     */
+    public ReadWriteLock namespace() {
+        return namespace;
     }
 
     /** The file handle key. */
@@ -93,6 +133,11 @@ public final class NfsState {
     /** Who mounted what (MOUNT's DUMP). */
     public MountTable mounts() {
         return mounts;
+    }
+
+    /** The file cache of READ. */
+    public OpenFiles openFiles() {
+        return openFiles;
     }
 
     /** Directory listing snapshots for READDIR / READDIRPLUS cookies. */

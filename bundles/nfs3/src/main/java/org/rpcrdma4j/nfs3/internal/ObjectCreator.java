@@ -9,8 +9,8 @@ import org.rpcrdma4j.nfs3.Nfs3;
 /**
  * ObjectCreator - creates files, directories and symbolic links as the caller: owned by the
  * caller's uid, with the group of the directory when it is set-group-ID (else the caller's
- * gid), and exactly the requested mode (the server's umask does not apply: the client applied
- * its own).
+ * gid), and the requested mode (the server's umask does not apply: the client applied its own)
+ * under the set-group-ID rules of {@link SetIdBits#creationMode}.
  *
  * <p>If anything after the creation itself fails, the new object is removed again, so a failed
  * call leaves no half-initialized object behind.
@@ -21,8 +21,6 @@ public final class ObjectCreator {
     public static final int DEFAULT_FILE_MODE = 0644;
     /** Mode of a new directory when the client sets none. */
     public static final int DEFAULT_DIRECTORY_MODE = 0755;
-
-    private static final int S_ISGID = 02000;
 
     /** How to bring the object into existence (createFile, createDirectory...). */
     @FunctionalInterface
@@ -50,15 +48,13 @@ public final class ObjectCreator {
         creation.create(path);
         try {
             Caller caller = directory.caller();
-            int gid = (directory.attributes().mode() & S_ISGID) != 0 ? directory.attributes().gid() : caller.gid();
+            int gid = (directory.attributes().mode() & SetIdBits.S_ISGID) != 0 ? directory.attributes().gid() : caller.gid();
             Files.setAttribute(path, "unix:uid", caller.uid(), LinkOption.NOFOLLOW_LINKS);
             Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
             FileAttributes created = FileAttributes.read(path);
             if (created.type() != Nfs3.NF3LNK) {
-                int mode = set.mode() != null ? set.mode() : defaultMode;
-                if (created.isDirectory() && (directory.attributes().mode() & S_ISGID) != 0) {
-                    mode |= S_ISGID;
-                }
+                int mode = SetIdBits.creationMode(caller, directory.attributes(), created.isDirectory(), gid,
+                        set.mode() != null ? set.mode() : defaultMode);
                 Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
                 created = FileAttributes.read(path);
             }

@@ -7,18 +7,31 @@ import org.rpcrdma4j.nfs3.Nfs3;
  */
 public final class ProcedureTable {
 
-    /** One entry: how a procedure fails without attributes, and how it decodes and runs. */
-    public record Entry(FailureArm failureArm, Procedure procedure) {
+    /**
+     * One entry: how a procedure fails without attributes, how it decodes and runs, and
+     * whether it takes names away from objects (REMOVE, RMDIR, RENAME), which it MUST do
+     * with the namespace lock held exclusively ({@link NfsState#namespace()}).
+     */
+    public record Entry(FailureArm failureArm, Procedure procedure, boolean unbindsNames) {
     }
 
     private final Entry[] entries = new Entry[Nfs3.procedureCount()];
 
-    /** Registers a procedure; each number at most once. */
+    /** Registers a procedure that only adds names or uses them; each number at most once. */
     public void add(int number, FailureArm failureArm, Procedure procedure) {
+        put(number, new Entry(failureArm, procedure, false));
+    }
+
+    /** Registers a procedure that removes or moves names (REMOVE, RMDIR, RENAME). */
+    public void addUnbinding(int number, FailureArm failureArm, Procedure procedure) {
+        put(number, new Entry(failureArm, procedure, true));
+    }
+
+    private void put(int number, Entry entry) {
         if (entries[number] != null) {
             throw new IllegalStateException(Nfs3.procedureName(number) + " registered twice");
         }
-        entries[number] = new Entry(failureArm, procedure);
+        entries[number] = entry;
     }
 
     /** The entry of a procedure, or null for NULL and unknown numbers. */

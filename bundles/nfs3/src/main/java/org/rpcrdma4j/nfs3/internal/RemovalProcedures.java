@@ -20,15 +20,15 @@ public final class RemovalProcedures {
 
     /** Adds these procedures to a dispatch table. */
     public static void register(ProcedureTable table) {
-        table.add(Nfs3.NFSPROC3_REMOVE, FailureArm.WCC, in -> removal(in, false));
-        table.add(Nfs3.NFSPROC3_RMDIR, FailureArm.WCC, in -> removal(in, true));
-        table.add(Nfs3.NFSPROC3_RENAME, FailureArm.TWO_WCC, RemovalProcedures::rename);
+        table.addUnbinding(Nfs3.NFSPROC3_REMOVE, FailureArm.WCC, in -> removal(in, false));
+        table.addUnbinding(Nfs3.NFSPROC3_RMDIR, FailureArm.WCC, in -> removal(in, true));
+        table.addUnbinding(Nfs3.NFSPROC3_RENAME, FailureArm.TWO_WCC, RemovalProcedures::rename);
         table.add(Nfs3.NFSPROC3_LINK, FailureArm.POST_OP_ATTR_AND_WCC, RemovalProcedures::link);
     }
 
     private static Procedure.Action removal(XdrDecodingStream in, boolean directoryWanted) throws IOException {
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target directory = request.resolve(dir).requireWritable();
             return Procedure.attempt(() -> {
@@ -45,6 +45,7 @@ public final class RemovalProcedures {
                 Permissions.requireUnlink(directory.caller(), directory.attributes(), victim);
                 Files.delete(path);
                 directory.root().forget(path, victim);
+                request.state().openFiles().forget(victim);
                 FileAttributes before = directory.attributes();
                 FileAttributes after = directory.attributesNow();
                 return Reply.ok(out -> Xdr3.encodeWcc(out, before, after));
@@ -54,9 +55,9 @@ public final class RemovalProcedures {
 
     private static Procedure.Action rename(XdrDecodingStream in) throws IOException {
         byte[] fromDir = Xdr3.decodeHandle(in);
-        String fromName = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName fromName = FileName.decode(in, Xdr3.PATH_MAX);
         byte[] toDir = Xdr3.decodeHandle(in);
-        String toName = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName toName = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target from = request.resolve(fromDir).requireWritable();
             Target to = request.resolve(toDir).requireWritable();
@@ -79,6 +80,7 @@ public final class RemovalProcedures {
                 if (!sameObject) {
                     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
                     from.root().forget(target, replaced);
+                    request.state().openFiles().forget(replaced);
                     from.root().moved(source, target, moving);
                 }
                 return renamed(from, to);
@@ -120,7 +122,7 @@ public final class RemovalProcedures {
     private static Procedure.Action link(XdrDecodingStream in) throws IOException {
         byte[] file = Xdr3.decodeHandle(in);
         byte[] dir = Xdr3.decodeHandle(in);
-        String name = Xdr3.decodeString(in, Xdr3.PATH_MAX);
+        FileName name = FileName.decode(in, Xdr3.PATH_MAX);
         return request -> {
             Target object = request.resolve(file);
             Target directory = request.resolve(dir).requireWritable();

@@ -52,8 +52,8 @@ public record Target(ExportRoot root, Caller caller, Path path, FileAttributes a
     }
 
     /** The path of an entry of this directory; the name MUST have passed a {@link Names} check. */
-    public Path child(String name) {
-        return path.resolve(name);
+    public Path child(FileName name) {
+        return name.resolveIn(path);
     }
 
     /** The attributes now (null if unreadable), for post-operation attributes. */

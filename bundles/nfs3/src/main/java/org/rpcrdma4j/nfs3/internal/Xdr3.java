@@ -14,7 +14,8 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * Xdr3 - the shared XDR pieces of RFC 1813 (nfs_fh3, filename3, post_op_attr, wcc_data,
  * post_op_fh3, sattr3) that the procedures decode and encode.
  *
- * <p>Strings (file names and symbolic link data) are UTF-8 on the wire.
+ * <p>File names ({@link FileName}) and symbolic link data are bytes, as in knfsd; the other
+ * strings (MOUNT paths) are UTF-8 on the wire.
  */
 public final class Xdr3 {
 
@@ -31,6 +32,15 @@ public final class Xdr3 {
         int length = in.xdrDecodeInt();
         if (length < 0 || length > Nfs3.NFS3_FHSIZE) {
             throw new GarbageArguments("nfs_fh3 of " + length + " bytes");
+        }
+        return in.xdrDecodeOpaque(length);
+    }
+
+    /** Reads a variable-length opaque of at most {@code max} bytes (symbolic link data). */
+    public static byte[] decodeOpaque(XdrDecodingStream in, int max) throws IOException {
+        int length = in.xdrDecodeInt();
+        if (length < 0 || length > max) {
+            throw new GarbageArguments("opaque of " + length + " bytes, at most " + max);
         }
         return in.xdrDecodeOpaque(length);
     }

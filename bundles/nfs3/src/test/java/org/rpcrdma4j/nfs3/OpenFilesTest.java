@@ -1,0 +1,170 @@
+package org.rpcrdma4j.nfs3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rpcrdma4j.nfs3.support.NfsClient.assertStatus;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.nfs3.internal.FileAttributes;
+import org.rpcrdma4j.nfs3.internal.MountDispatcher;
+import org.rpcrdma4j.nfs3.internal.Nfs3Dispatcher;
+import org.rpcrdma4j.nfs3.internal.NfsException;
+import org.rpcrdma4j.nfs3.internal.NfsState;
+import org.rpcrdma4j.nfs3.internal.OpenFiles;
+import org.rpcrdma4j.nfs3.support.Identity;
+import org.rpcrdma4j.nfs3.support.NfsClient;
+import org.rpcrdma4j.nfs3.support.TestServer;
+import org.rpcrdma4j.nfs3.support.XdrArgs;
+import org.rpcrdma4j.nfs3.support.XdrReader;
+
+/**
+ * The file cache of READ ({@link OpenFiles}): one open per file for a stream of READs, bounded
+ * by capacity and idle time, closed when the file is removed or renamed over through the
+ * server, never a stale file, and never a channel closed under a READ that holds it.
+ */
+class OpenFilesTest {
+
+    @TempDir
+    Path temp;
+
+    private final AtomicLong clock = new AtomicLong();
+    private final OpenFiles files = new OpenFiles(clock::get);
+
+    private Path file(String name, String content) throws IOException {
+        return Files.writeString(temp.resolve(name), content);
+    }
+
+    private FileChannel read(Path path) throws Exception {
+        try (OpenFiles.Lease lease = files.open(path, FileAttributes.read(path))) {
+            return lease.channel();
+        }
+    }
+
+    @Test
+    void aStreamOfReadsOpensTheFileOnce() throws Exception {
+        Path f = file("f", "data");
+        FileChannel first = read(f);
+        FileChannel second = read(f);
+        assertSame(first, second, "the second READ borrows the cached channel");
+        assertTrue(first.isOpen(), "kept open between READs");
+        assertEquals(1, files.opened());
+        assertEquals(1, files.size());
+    }
+
+    @Test
+    void idleChannelsAreClosedAtTheNextOpen() throws Exception {
+        FileChannel idle = read(file("idle", "x"));
+        clock.addAndGet(OpenFiles.IDLE_NANOS - 1);
+        FileChannel recent = read(file("recent", "y"));
+        assertTrue(idle.isOpen(), "not idle long enough yet");
+        clock.addAndGet(2);
+        read(file("other", "z"));
+        assertFalse(idle.isOpen(), "idle for IDLE_NANOS: closed");
+        assertTrue(recent.isOpen());
+        assertEquals(2, files.size());
+    }
+
+    @Test
+    void theLeastRecentlyUsedGoesBeyondCapacityButNotUnderAReader() throws Exception {
+        Path held = file("held", "h");
+        OpenFiles.Lease lease = files.open(held, FileAttributes.read(held));
+        List<FileChannel> channels = new ArrayList<>();
+        for (int i = 0; i < OpenFiles.CAPACITY; i++) {
+            channels.add(read(file("f" + i, "x")));
+        }
+        assertEquals(OpenFiles.CAPACITY, files.size(), "bounded");
+        assertTrue(lease.channel().isOpen(), "evicted, but a READ still holds it");
+        lease.channel().read(java.nio.ByteBuffer.allocate(1), 0);
+        lease.close();
+        assertFalse(lease.channel().isOpen(), "closed when the READ releases it");
+        lease.close(); // a second release changes nothing
+        channels.add(read(file("one-more", "x")));
+        assertFalse(channels.get(0).isOpen(), "the least recently used is closed");
+        assertTrue(channels.get(channels.size() - 1).isOpen());
+    }
+
+    @Test
+    void aPathTakenByAnotherFileIsStaleAndNothingIsCached() throws Exception {
+        Path f = file("f", "old");
+        FileAttributes checked = FileAttributes.read(f);
+        Files.move(file("g", "new"), f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        NfsException stale = assertThrows(NfsException.class, () -> files.open(f, checked));
+        assertEquals(Nfs3.NFS3ERR_STALE, stale.status());
+        assertEquals(0, files.size());
+    }
+
+    @Test
+    void forgetClosesAndTheNextOpenSeesTheNewFile() throws Exception {
+        Path f = file("f", "old");
+        FileChannel old = read(f);
+        files.forget(FileAttributes.read(f));
+        assertFalse(old.isOpen());
+        assertEquals(0, files.size());
+        files.forget(null); // nothing to forget
+    }
+
+    @Test
+    void removeAndRenameOverThroughTheServerCloseTheCachedFile() throws Exception {
+        Path exportRoot = temp.resolve("server");
+        NfsState state = new NfsState(List.of(TestServer.export(exportRoot, "127.0.0.1/32(rw,no_root_squash)")),
+                exportRoot.resolve("state"));
+        Path exportDir = exportRoot.resolve("export");
+        int owner = Identity.handToOwner(exportDir);
+        try (TestServer server = TestServer.start(new Nfs3Program(new Nfs3Dispatcher(state)),
+                new Mount3Program(new MountDispatcher(state)));
+             NfsClient client = new NfsClient(server.port(), owner, Identity.groupOf(exportDir))) {
+            byte[] root = client.mountRoot("/export");
+            byte[] f = client.create(root, "f", 0644);
+            client.write(f, 0, bytes("one"), Nfs3.FILE_SYNC);
+            for (int i = 0; i < 5; i++) {
+                assertArrayEquals(bytes("one"), read(client, f));
+            }
+            assertEquals(1, state.openFiles().opened(), "five READs, one open");
+            client.write(f, 0, bytes("two"), Nfs3.FILE_SYNC);
+            assertArrayEquals(bytes("two"), read(client, f), "the cached channel reads what was written since");
+
+            byte[] g = client.create(root, "g", 0644);
+            client.write(g, 0, bytes("gee"), Nfs3.FILE_SYNC);
+            read(client, g);
+            assertEquals(2, state.openFiles().size());
+            assertStatus(Nfs3.NFS3_OK, client.nfs(Nfs3.NFSPROC3_RENAME, out -> {
+                XdrArgs.dirop(out, root, "f");
+                XdrArgs.dirop(out, root, "g");
+            }).status(), "RENAME f over g");
+            assertEquals(1, state.openFiles().size(), "g's channel closed: renamed over");
+            assertArrayEquals(bytes("two"), read(client, client.lookup(root, "g")), "g is f now");
+            assertStatus(Nfs3.NFS3ERR_STALE, client.read(g, 0, 10).status(), "the old g is gone");
+            assertStatus(Nfs3.NFS3_OK, client.nfs(Nfs3.NFSPROC3_REMOVE, out -> XdrArgs.dirop(out, root, "g"))
+                    .status(), "REMOVE");
+            assertEquals(0, state.openFiles().size(), "closed when removed");
+            assertStatus(Nfs3.NFS3ERR_STALE, client.read(f, 0, 10).status(), "a removed file is never served");
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] read(NfsClient client, byte[] file) throws IOException {
+        XdrReader reply = client.read(file, 0, 100).reader();
+        assertStatus(Nfs3.NFS3_OK, reply.readInt(), "READ");
+        reply.readPostOpAttr();
+        reply.readInt();
+        reply.readBool();
+        return reply.readOpaque();
+    }
+}

@@ -138,14 +138,17 @@ final class BackchannelResponder {
                 .put(offset + HEADER_BYTES, reply, reply.position(), reply.remaining());
         SendWorkRequest send = sends[slot].reset(SendOpcode.SEND, SEND_TAG | slot, SendWorkRequest.SIGNALED)
                 .addSge(slab, offset, HEADER_BYTES + reply.remaining()).next(null);
+        // Counted before the post (and taken back if it fails): the server may have the reply,
+        // and its caller the result, before this thread returns from posting.
+        counters.backwardReplies.incrementAndGet();
         try {
             if (session.postRaw(send)) {
-                counters.backwardReplies.incrementAndGet();
                 return;
             }
         } catch (VerbsException e) {
             // The connection fails on its own (the post's completions flush); nothing to answer now.
         }
+        counters.backwardReplies.decrementAndGet();
         freeSlot(slot);
     }
 

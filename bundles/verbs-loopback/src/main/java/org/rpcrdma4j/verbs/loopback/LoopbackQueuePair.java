@@ -165,6 +165,9 @@ final class LoopbackQueuePair implements QueuePair {
             flushSends();
             flushReceives();
         }
+        if (fabric.executeOnPost(this)) {
+            return;
+        }
         fabric.workPosted();
     }
 

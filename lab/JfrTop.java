@@ -58,67 +58,69 @@ public final class JfrTop {
             }
         }
         for (int i = 1; i < args.length; i++) {
-            try (RecordingFile rf = new RecordingFile(Path.of(args[i]))) {
-                while (rf.hasMoreEvents()) {
-                    RecordedEvent ev;
-                    try {
-                        ev = rf.readEvent();
-                    } catch (IOException e) {
-                        System.err.println("JfrTop: " + args[i] + ": " + e.getMessage());
-                        break;
-                    }
-                    String type = ev.getEventType().getName();
-                    boolean sample = type.equals("jdk.ExecutionSample");
-                    boolean allocation = type.equals("jdk.ObjectAllocationSample");
-                    boolean compilation = type.equals("jdk.Compilation");
-                    if (!sample && !allocation && !compilation) {
-                        continue;
-                    }
-                    long t = ev.getStartTime().getEpochSecond() * 1_000_000_000L + ev.getStartTime().getNano();
-                    for (Window w : windows) {
-                        if (t < w.startNs || t >= w.endNs) {
-                            continue;
-                        }
-                        Acc a = byLabel.get(w.label);
-                        if (sample) {
-                            a.samples++;
-                            RecordedStackTrace st = ev.getStackTrace();
-                            if (st != null && !st.getFrames().isEmpty()) {
-                                a.leaf.merge(frame(st.getFrames().get(0)), 1L, Long::sum);
-                                for (RecordedFrame fr : st.getFrames()) {
-                                    String n = fr.getMethod().getType().getName();
-                                    if (n.startsWith("org.rpcrdma4j.") || n.startsWith("org.dcache.")) {
-                                        a.own.merge(frame(fr), 1L, Long::sum);
-                                        break;
-                                    }
-                                }
-                            }
-                            RecordedThread th = ev.getThread("sampledThread");
-                            if (th != null) {
-                                a.threads.merge(String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N"), 1L, Long::sum);
-                            }
-                        } else if (allocation) {
-                            long weight = ev.getLong("weight");
-                            a.allocated += weight;
-                            RecordedStackTrace st = ev.getStackTrace();
-                            String site = "?";
-                            if (st != null) {
-                                for (RecordedFrame fr : st.getFrames()) {
-                                    String n = fr.getMethod().getType().getName();
-                                    if (!(n.startsWith("java.") || n.startsWith("jdk.") || n.startsWith("sun."))) {
-                                        site = frame(fr);
-                                        break;
-                                    }
-                                }
-                            }
-                            a.alloc.merge(site, weight, Long::sum);
-                        } else {
-                            a.compilations++;
-                        }
+            read(args[i], windows, byLabel);
+        }
+        print(byLabel);
+    }
+
+    /** Adds one recording's events to the windows they fall in; a damaged recording counts up to the damage. */
+    private static void read(String file, List<Window> windows, Map<String, Acc> byLabel) {
+        try (RecordingFile rf = new RecordingFile(Path.of(file))) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent ev = rf.readEvent();
+                String type = ev.getEventType().getName();
+                if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.ObjectAllocationSample")
+                        && !type.equals("jdk.Compilation")) {
+                    continue;
+                }
+                long t = ev.getStartTime().getEpochSecond() * 1_000_000_000L + ev.getStartTime().getNano();
+                for (Window w : windows) {
+                    if (t >= w.startNs && t < w.endNs) {
+                        add(byLabel.get(w.label), type, ev);
                     }
                 }
             }
+        } catch (IOException e) {
+            System.err.println("JfrTop: " + file + ": " + e.getMessage());
         }
+    }
+
+    private static void add(Acc a, String type, RecordedEvent ev) {
+        RecordedStackTrace st = ev.getStackTrace();
+        List<RecordedFrame> frames = st == null ? List.of() : st.getFrames();
+        switch (type) {
+            case "jdk.ExecutionSample" -> {
+                a.samples++;
+                if (!frames.isEmpty()) {
+                    a.leaf.merge(frame(frames.get(0)), 1L, Long::sum);
+                }
+                frames.stream().filter(f -> isOwn(f)).findFirst().ifPresent(f -> a.own.merge(frame(f), 1L, Long::sum));
+                RecordedThread th = ev.getThread("sampledThread");
+                if (th != null) {
+                    a.threads.merge(String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N"), 1L, Long::sum);
+                }
+            }
+            case "jdk.ObjectAllocationSample" -> {
+                long weight = ev.getLong("weight");
+                a.allocated += weight;
+                String site = frames.stream().filter(f -> !isJdk(f)).findFirst().map(JfrTop::frame).orElse("?");
+                a.alloc.merge(site, weight, Long::sum);
+            }
+            default -> a.compilations++;
+        }
+    }
+
+    private static boolean isOwn(RecordedFrame f) {
+        String n = f.getMethod().getType().getName();
+        return n.startsWith("org.rpcrdma4j.") || n.startsWith("org.dcache.");
+    }
+
+    private static boolean isJdk(RecordedFrame f) {
+        String n = f.getMethod().getType().getName();
+        return n.startsWith("java.") || n.startsWith("jdk.") || n.startsWith("sun.");
+    }
+
+    private static void print(Map<String, Acc> byLabel) {
         StringBuilder out = new StringBuilder();
         byLabel.forEach((label, a) -> {
             out.append(String.format("window\t%s\t%.1f\t%d\t%d\t%d%n", label, a.seconds, a.samples, a.allocated, a.compilations));

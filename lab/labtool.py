@@ -6,7 +6,8 @@
       configuration PID org.rpcrdma4j.transport, and the features to install for it exist. Prints
       shell assignments: RDMA_MISSING (empty when available, else the reason) and RDMA_FEATURES.
   labtool.py report RESULTS_DIR REPORT_MD key=value...
-      Writes the Markdown report from RESULTS_DIR/results.tsv and RESULTS_DIR/fio/*.json.
+      Writes the Markdown report from RESULTS_DIR/results.tsv, fio/*.json, perf/*.txt and the flight
+      recordings (raw/jfr/*.jfr, aggregated by JfrTop.java with the JDK's source launcher).
       Exit status: 0 all checks passed, 1 a data check failed (or a server failed), 3 only
       "not available" servers (or conformance) missing.
 """
@@ -15,6 +16,7 @@ import json
 import os
 import re
 import shlex
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
@@ -78,20 +80,39 @@ def rdma_check(args):
     return 0
 
 
-SERVERS = ["knfsd", "tcp", "rdma-lkey", "rdma-frmr"]
-LABELS = {"knfsd": "knfsd (kernel, RDMA)", "tcp": "rpcrdma4j TCP", "rdma-lkey": "rpcrdma4j RDMA lkey",
-          "rdma-frmr": "rpcrdma4j RDMA frmr", "rdma-switch": "rpcrdma4j RDMA lkey→frmr"}
-JOBS = [("seqwrite", "write", "sequential write 1 MiB, QD16"), ("seqread", "read", "sequential read 1 MiB, QD16"),
-        ("randread", "read", "random read 4 KiB, QD32"), ("randwrite", "write", "random write 4 KiB, QD32")]
+JOBS = [("seqwrite", "write", "seq. write 1 MiB, QD16"), ("seqread", "read", "seq. read 1 MiB, QD16"),
+        ("randread", "read", "rand. read 4 KiB, QD32"), ("randwrite", "write", "rand. write 4 KiB, QD32")]
+
+
+def label(key):
+    """knfsd.rxe -> knfsd/rxe, tcp -> our TCP, lkey.siw -> our RDMA lkey/siw, rdma.rxe -> our RDMA/rxe."""
+    base, _, fab = key.partition(".")
+    name = {"knfsd": "knfsd", "tcp": "our TCP", "lkey": "our RDMA lkey", "frmr": "our RDMA frmr",
+            "switch": "our RDMA lkey→frmr", "rdma": "our RDMA"}.get(base, base)
+    return name + ("/" + fab if fab else "")
+
+
+def fio_json(path):
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read()
+        return json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
 
 
 def fio_numbers(path, direction):
+    """MB/s, IOPS, clat p50 and p99 (µs), bytes moved, operations, or None."""
+    data = fio_json(path)
     try:
-        text = open(path, encoding="utf-8", errors="replace").read()
-        data = json.loads(text[text.index("{"):])
-        job = data["jobs"][0][direction]
-        return job["bw_bytes"] / 1e6, job["iops"], data["jobs"][0].get("error", 0)
-    except (OSError, ValueError, KeyError, IndexError):
+        job = data["jobs"][0]
+        d = job[direction]
+        pct = d.get("clat_ns", {}).get("percentile", {})
+        p50, p99 = pct.get("50.000000"), pct.get("99.000000")
+        nbytes = sum(job[x]["io_bytes"] for x in ("read", "write"))
+        ops = sum(job[x]["total_ios"] for x in ("read", "write"))
+        return {"mbs": d["bw_bytes"] / 1e6, "iops": d["iops"], "p50": p50 / 1e3 if p50 else None,
+                "p99": p99 / 1e3 if p99 else None, "bytes": nbytes, "ops": ops}
+    except (TypeError, KeyError, IndexError):
         return None
 
 
@@ -99,8 +120,63 @@ def fmt(x, nd=1):
     return "—" if x is None else ("%.*f" % (nd, x))
 
 
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def ratio(a, b):
-    return "—" if a is None or b in (None, 0) else "%.2f×" % (a / b)
+    return "" if a is None or b in (None, 0) else "%.2f×" % (a / b)
+
+
+def perf_line(path, ncols):
+    """The data line of a perftest report: the first line of numbers after the '#bytes' header."""
+    try:
+        lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return None
+    seen = False
+    for line in lines:
+        if "#bytes" in line:
+            seen = True
+            continue
+        f = line.split()
+        if seen and len(f) >= ncols and all(re.match(r"^[0-9.]+$", x) for x in f[:ncols]):
+            return [float(x) for x in f[:ncols]]
+    return None
+
+
+def run_jfr(meta, rdir, windows):
+    files = sorted(glob.glob(os.path.join(rdir, "raw", "jfr", "*.jfr")) + glob.glob(os.path.join(rdir, "jfr", "*.jfr")))
+    files = [f for f in files if os.path.getsize(f) > 0]
+    if not files or not windows:
+        return None, "no flight recording" if not files else "no measured window"
+    wfile = os.path.join(rdir, "raw", "jfr-windows.tsv")
+    os.makedirs(os.path.dirname(wfile), exist_ok=True)
+    with open(wfile, "w") as f:
+        for w in windows:
+            f.write("%s\t%s\t%s\n" % w)
+    tool = os.path.join(meta.get("lab_dir", os.path.dirname(os.path.abspath(__file__))), "JfrTop.java")
+    try:
+        p = subprocess.run(["java", tool, wfile] + files, capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, "JfrTop failed: %s" % e
+    if p.returncode != 0:
+        return None, "JfrTop failed: %s" % p.stderr.strip()[-300:]
+    out = {}
+    for line in p.stdout.splitlines():
+        f = line.split("\t")
+        if len(f) < 4:
+            continue
+        d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "alloc": []})
+        if f[0] == "window":
+            d["seconds"], d["samples"], d["allocated"], d["compilations"] = float(f[2]), int(f[3]), int(f[4]), int(f[5])
+        else:
+            d[f[0]].append((int(f[2]), f[3]))
+    return out, "%d recording(s): %s" % (len(files), ", ".join(os.path.basename(x) for x in files))
 
 
 def report(args):
@@ -111,83 +187,289 @@ def report(args):
     if os.path.exists(tsv):
         recs = [line.rstrip("\n").split("\t") for line in open(tsv, encoding="utf-8", errors="replace") if line.strip()]
     info = {r[1]: r[2] for r in recs if r[0] == "info" and len(r) > 2}
+    hz = float(info.get("clk_tck", "100") or 100)
+    fabrics = meta.get("fabrics", "rxe siw").split()
+    fab_rec = {r[1]: (r[2], r[3] if len(r) > 3 else "") for r in recs if r[0] == "fabric"}
     servers = {r[1]: (r[2], r[3] if len(r) > 3 else "") for r in recs if r[0] == "server"}
     checks = [r for r in recs if r[0] == "check"]
     phases = [r for r in recs if r[0] == "phase"]
     times = [r for r in recs if r[0] == "time"]
-    conf = [r for r in recs if r[0] == "conformance"]
-    wanted = [p for p in meta.get("phases", "knfsd,tcp,rdma,conformance").split(",")]
+    runs = [r + [""] * (12 - len(r)) for r in recs if r[0] == "run"]
+    warms = [r for r in recs if r[0] == "warm"]
+    idles = [r for r in recs if r[0] == "idle"]
+    faults = [r + [""] * 6 for r in recs if r[0] == "fault"]
+    perfs = [r for r in recs if r[0] == "perf"]
+    peers = [r + [""] * 5 for r in recs if r[0] == "peer"]
+    transports = [r for r in recs if r[0] == "transports"]
+    conf = [r + [""] * 10 for r in recs if r[0] == "conformance"]
+    skipped = [r + [""] * 3 for r in recs if r[0] == "skipped"]
+    skipped_keys = set()
+    for r in skipped:
+        skipped_keys.update(r[1].split())
+    wanted = meta.get("phases", "perftest,knfsd,tcp,rdma,faults,conformance").split(",")
+    ncpu = float(info.get("cpus", meta.get("smp", "2")) or 2)
     L = []
     w = L.append
-    w("# Lab: the Linux kernel NFS client over soft-RDMA — %s" % meta.get("name", ""))
+    w("# Lab: the Linux kernel NFS client over soft-RDMA (rxe and siw) — %s" % meta.get("name", ""))
     w("")
-    w("`lab/run` of commit `%s`%s, %s. NFSv3, Linux kernel client and servers in one Debian 12 guest "
-      "under qemu TCG (software CPU): absolute numbers measure the emulated CPU; compare the columns of "
-      "one run." % (meta.get("sha", "?"), " (tree with uncommitted changes by others)" if meta.get("dirty") == "1" else "",
-                    meta.get("date", "")))
+    w("`lab/run` of commit `%s`%s, %s. NFSv3; the Linux kernel client, the servers and the soft-RDMA devices in one "
+      "Debian 12 guest under qemu TCG (software CPU): absolute numbers measure the emulated CPU; compare the rows of "
+      "one report (README, \"Reading the report\")." % (
+          meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "", meta.get("date", "")))
     w("")
     w("| | |")
     w("|---|---|")
-    w("| guest kernel | %s |" % info.get("kernel", "?"))
-    w("| guest CPU | %s (%s vCPU, %s MiB) |" % (info.get("cpu", "?"), info.get("cpus", "?"), info.get("mem_mib", "?")))
-    w("| host CPU | %s |" % meta.get("host_cpu", "?"))
-    w("| guest Java | %s |" % info.get("java", "?"))
+    tcg = meta.get("tcg", "single")
+    if tcg == "single":
+        budget = ("**equal for every server**: qemu's single-threaded TCG runs the guest's %s vCPUs in turn on one host "
+                  "thread, so whichever server runs, it shares that one host core with the kernel client, fio and the "
+                  "soft-RDMA device; nothing is pinned (knfsd's threads, our JVM's threads and the kernel's completion "
+                  "work may use either vCPU). The JVM needs no pinning here: with one TCG thread, HotSpot's patching "
+                  "of compiled code is ordered with every vCPU's later execution of it." % meta.get("smp", "2"))
+    else:
+        budget = ("multi-threaded TCG (one host thread per vCPU); every server (our JVM, knfsd's nfsd threads) pinned to "
+                  "vCPU 0; the kernel's completion work is not pinned")
+    w("| CPU budget | %s |" % budget)
+    w("| host | %s; %s (**the host was shared with other developers' builds**: absolute numbers and spreads are "
+      "wider than on a quiet host) |" % (meta.get("host_cpu", "?"), meta.get("host_load", "?")))
+    w("| guest | kernel %s, %s vCPU, %s MiB, %s |" % (info.get("kernel", "?"), info.get("cpus", "?"), info.get("mem_mib", "?"),
+                                                     info.get("cpu", "?")))
+    w("| guest Java | %s; our server runs with a flight recording (settings=profile) |" % info.get("java", "?"))
     crashes = [r[2] for r in recs if r[0] == "info" and r[1] == "karaf-crash"]
-    if crashes:
-        w("| Karaf JVM crashes | %s |" % "; ".join(crashes))
-    w("| fio | %s, %s s per job, 64 MiB file, direct I/O, libaio |" % (info.get("fio", "?"), meta.get("fio_runtime", "?")))
-    w("| RDMA device | %s |" % info.get("rxe", "?"))
+    w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
+    w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), 1 on siw; 64 MiB file, direct I/O, "
+      "libaio; warm-up before each server's jobs (below) |" % (info.get("fio", "?"), meta.get("fio_runtime", "?"),
+                                                               meta.get("fio_reps", "?")))
+    for f in fabrics:
+        st = fab_rec.get(f, ("—", "not set up"))
+        w("| fabric %s | %s%s |" % (f, st[1] if st[0] == "ok" else "**%s**: %s" % (st[0], st[1]),
+                                    "; " + meta["siw"] if f == "siw" and meta.get("siw") else ""))
     w("| assembly | %s |" % meta.get("assembly", "?"))
     w("| RDMA component | %s |" % (meta.get("rdma_component") or "none"))
     w("")
+
+    # ---------------------------------------------------------------- servers
+    keys = []
+    for f in fabrics:
+        keys.append("knfsd." + f)
+    keys.append("tcp")
+    for f in fabrics:
+        keys += ["lkey." + f, "frmr." + f]
     w("## Servers")
     w("")
     w("| server | status | what |")
     w("|---|---|---|")
     missing, failed = [], []
-    for s in SERVERS:
-        ph = "rdma" if s.startswith("rdma") else s
+    for k in keys:
+        ph = {"knfsd": "knfsd", "tcp": "tcp"}.get(k.split(".")[0], "rdma")
         if ph not in wanted:
-            w("| %s | not run (--phases) | |" % LABELS[s])
+            w("| %s | not run (--phases) | |" % label(k))
             continue
-        st, what = servers.get(s, ("failed", "no result recorded (guest stopped early?)"))
-        if st == "missing":
-            missing.append(s)
-            w("| %s | **not available** | %s |" % (LABELS[s], what))
+        st, what = servers.get(k, ("failed", "no result recorded (guest stopped early?)"))
+        if k not in servers and k in skipped_keys:
+            missing.append(k)
+            w("| %s | **not run** | skipped: %s |" % (label(k), next(r[2] for r in skipped if k in r[1].split())))
+        elif st == "missing" or (k.endswith(".siw") and fab_rec.get("siw", ("",))[0] == "missing"):
+            missing.append(k)
+            w("| %s | **not available** | %s |" % (label(k), what or fab_rec.get("siw", ("", ""))[1]))
         elif st == "available":
-            w("| %s | ran | %s |" % (LABELS[s], what))
+            w("| %s | ran | %s |" % (label(k), what))
         else:
-            failed.append(s)
-            w("| %s | **FAILED** | %s |" % (LABELS[s], what))
+            failed.append(k)
+            w("| %s | **FAILED** | %s |" % (label(k), what))
     w("")
-    w("## Throughput (fio)")
+    ran = [k for k in keys if servers.get(k, ("",))[0] == "available"]
+
+    # ---------------------------------------------------------------- perftest
+    w("## The fabric's own limit (perftest)")
     w("")
-    w("MB/s = 10^6 bytes per second. Ratios: this server's MB/s over knfsd's and over rpcrdma4j TCP's.")
+    if "perftest" not in wanted:
+        w("Not run (--phases).")
+    else:
+        w("Server and client of perftest 4.5 in the guest on the same device and address as the NFS runs (`-R`: "
+          "connection manager; 500 messages of 64 KiB for bandwidth; 2,000 SENDs of 2 bytes for latency). perftest's "
+          "own figure (from the CPU's cycle counter; it prints MiB/s, converted here to 10^6 B/s like fio's MB/s), and "
+          "32 MiB over the client's wall time from start to exit (connection setup included: a lower bound).")
+        w("")
+        w("| fabric | ib_write_bw MB/s | (wall) | ib_read_bw MB/s | (wall) | ib_send_lat typical µs | p99 µs | exit codes |")
+        w("|---|---:|---:|---:|---:|---:|---:|---|")
+        for f in fabrics:
+            got = {p[2]: p for p in perfs if p[1] == f}
+            if not got:
+                continue
+            wb = perf_line(os.path.join(rdir, "perf", "%s-ib_write_bw.txt" % f), 4)
+            rb = perf_line(os.path.join(rdir, "perf", "%s-ib_read_bw.txt" % f), 4)
+            lt = perf_line(os.path.join(rdir, "perf", "%s-ib_send_lat.txt" % f), 8)
+            def wall(t):
+                try:
+                    return 500 * 65536 / 1e6 / (float(got[t][6]) - float(got[t][5]))
+                except (KeyError, IndexError, ValueError, ZeroDivisionError):
+                    return None
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (f, fmt(wb[3] * 1.048576 if wb else None), fmt(wall("ib_write_bw")),
+                                                  fmt(rb[3] * 1.048576 if rb else None), fmt(wall("ib_read_bw")),
+                                                  fmt(lt[4] if lt else None, 2), fmt(lt[7] if lt else None, 2),
+                                                  " ".join("%s=%s" % (t.replace("ib_", ""), got[t][4]) for t in sorted(got))))
     w("")
-    w("| workload | server | MB/s | IOPS | vs knfsd | vs our TCP |")
-    w("|---|---|---:|---:|---:|---:|")
+
+    # ---------------------------------------------------------------- fio: throughput, latency, cost
+    def runs_of(k, job):
+        out = []
+        direction = dict((j, d) for j, d, _ in JOBS)[job]
+        for r in runs:
+            if r[1] == k and r[2] == job and r[4]:
+                n = fio_numbers(os.path.join(rdir, r[4]), direction)
+                if n is None:
+                    continue
+                try:
+                    n["secs"] = float(r[7]) - float(r[6])
+                    n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [float(x) / hz for x in r[8:13]]
+                except (ValueError, IndexError):
+                    n["secs"] = None
+                out.append(n)
+        return out
+
     fio_fail = []
-    for job, direction, desc in JOBS:
-        base = {}
-        for s in SERVERS:
-            n = fio_numbers(os.path.join(rdir, "fio", "%s-%s.json" % (s, job)), direction)
-            base[s] = n[0] if n else None
-        for s in SERVERS:
-            if servers.get(s, ("",))[0] != "available":
+    med = {}
+    for k in ran:
+        for job, _, _ in JOBS:
+            rs = runs_of(k, job)
+            if not rs:
+                fio_fail.append("%s %s" % (k, job))
                 continue
-            n = fio_numbers(os.path.join(rdir, "fio", "%s-%s.json" % (s, job)), direction)
-            if n is None:
-                fio_fail.append("%s %s" % (s, job))
-                w("| %s | %s | no result | | | |" % (desc, LABELS[s]))
-                continue
-            w("| %s | %s | %s | %s | %s | %s |" % (desc, LABELS[s], fmt(n[0]), fmt(n[1], 0),
-                                                 "" if s == "knfsd" else ratio(n[0], base.get("knfsd")),
-                                                 "" if s in ("knfsd", "tcp") else ratio(n[0], base.get("tcp"))))
-    sw = fio_numbers(os.path.join(rdir, "fio", "rdma-switch.json"), "write")
-    if sw:
-        w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched during it | %s | %s | %s | | |"
-          % (LABELS["rdma-switch"], fmt(sw[0]), fmt(sw[1], 0)))
+            m = {x: median([r[x] for r in rs]) for x in ("mbs", "iops", "p50", "p99")}
+            m["n"], m["min"], m["max"] = len(rs), min(r["mbs"] for r in rs), max(r["mbs"] for r in rs)
+            cost = [r for r in rs if r.get("secs")]
+            m["g_gb"] = median([r["gbusy"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
+            m["s_gb"] = median([r["srv"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
+            m["g_kop"] = median([r["gbusy"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
+            m["s_kop"] = median([r["srv"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
+            m["busy"] = median([100 * r["gbusy"] / r["gall"] for r in cost if r["gall"]])
+            m["jit"] = median([100 * r["jit"] / r["srv"] for r in cost if r["srv"]])
+            m["jitv"] = median([100 * r["jit"] / r["secs"] for r in cost if r["secs"]])
+            med[(k, job)] = m
+    for f in fabrics:
+        fkeys = [k for k in ran if k.endswith("." + f) or k == "tcp"]
+        if not any(k.endswith("." + f) for k in fkeys):
+            continue
+        w("## Throughput and latency on %s" % f)
+        w("")
+        w("Median of %s; spread = (max − min) / median of MB/s; completion latency (fio clat) p50 and p99 are medians "
+          "of the runs' percentiles. Ratios are of medians. Our TCP rows are the same runs in both fabrics' tables." % (
+              "%s runs" % meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
+        w("")
+        w("| workload | server | MB/s | min–max | spread | IOPS | p50 µs | p99 µs | vs knfsd | vs our TCP |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for job, _, desc in JOBS:
+            base = med.get(("knfsd." + f, job), {}).get("mbs")
+            tcpb = med.get(("tcp", job), {}).get("mbs")
+            for k in fkeys:
+                m = med.get((k, job))
+                if not m:
+                    continue
+                spread = (m["max"] - m["min"]) / m["mbs"] * 100 if m["mbs"] and m["n"] > 1 else None
+                w("| %s | %s | %s | %s–%s | %s | %s | %s | %s | %s | %s |" % (
+                    desc, label(k), fmt(m["mbs"], 2), fmt(m["min"], 2), fmt(m["max"], 2),
+                    "n=1" if m["n"] == 1 else fmt(spread, 0) + " %", fmt(m["iops"], 0), fmt(m["p50"], 0), fmt(m["p99"], 0),
+                    "" if k.startswith("knfsd") else ratio(m["mbs"], base),
+                    "" if k.startswith(("knfsd", "tcp")) else ratio(m["mbs"], tcpb)))
+        for r in runs:
+            if r[1] == "switch." + f and r[4]:
+                sw = fio_numbers(os.path.join(rdir, r[4]), "write")
+                if sw:
+                    w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched during it | %s | %s | | n=1 | %s | %s | %s | | |" % (
+                        label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
+        w("")
+        w("### Cost on %s" % f)
+        w("")
+        w("CPU seconds per GB moved and per 1,000 operations (medians over the runs): *guest* = every vCPU's busy time "
+          "(/proc/stat: the client, fio, the soft-RDMA device's kernel work and the server); *server* = the server's own "
+          "threads (our JVM's threads, or knfsd's nfsd threads: the kernel completion work knfsd causes is only in the "
+          "guest figure). *busy* = the guest's busy share of its %d vCPUs; *JIT* = the C1/C2 compiler threads' share of "
+          "the server's CPU, and in vCPU %% during the job." % ncpu)
+        w("")
+        w("| workload | server | guest s/GB | server s/GB | guest s/1k ops | server s/1k ops | busy | JIT of server | JIT vCPU |")
+        w("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for job, _, desc in JOBS:
+            for k in fkeys:
+                m = med.get((k, job))
+                if not m:
+                    continue
+                jvm = not k.startswith("knfsd")
+                w("| %s | %s | %s | %s | %s | %s | %s %% | %s | %s |" % (
+                    desc, label(k), fmt(m["g_gb"], 1), fmt(m["s_gb"], 1), fmt(m["g_kop"], 2), fmt(m["s_kop"], 2),
+                    fmt(m["busy"], 0), fmt(m["jit"], 1) + " %" if jvm else "—", fmt(m["jitv"], 1) + " %" if jvm else "—"))
+        w("")
+
+    # ---------------------------------------------------------------- idle, warm-up
+    w("## Idle: a mounted, quiet server (20 s)")
     w("")
+    w("| server | guest busy (of all vCPUs) | server threads (of one vCPU) | JIT (of one vCPU) |")
+    w("|---|---:|---:|---:|")
+    for r in idles:
+        try:
+            secs = float(r[3]) - float(r[2])
+            gb, ga, srv, jit = [float(x) for x in r[4:8]]
+            w("| %s | %.1f %% | %.1f %% | %s |" % (label(r[1]), 100 * gb / ga if ga else 0, 100 * srv / hz / secs,
+                                                 "—" if r[1].startswith("knfsd") else "%.1f %%" % (100 * jit / hz / secs)))
+        except (ValueError, IndexError):
+            pass
+    w("")
+    w("## Warm-up")
+    w("")
+    w("Before its measured runs each server gets slices of all four workloads (4 s each, one fio process) until the JIT "
+      "compiler threads used under 5 %% of one vCPU during a slice, at most %s s; knfsd (no JIT) gets one slice." %
+      meta.get("warm_max", "150"))
+    w("")
+    w("| server | slices | seconds | JIT in the last slice (of one vCPU) |")
+    w("|---|---:|---:|---:|")
+    for r in warms:
+        try:
+            w("| %s | %s | %.0f | %s |" % (label(r[1]), r[2], float(r[4]) - float(r[3]),
+                                          "—" if r[1].startswith("knfsd") else r[5] + " %"))
+        except (ValueError, IndexError):
+            pass
+    w("")
+
+    # ---------------------------------------------------------------- JFR
+    windows = []
+    for r in runs:
+        if r[1] and not r[1].startswith(("knfsd", "switch")) and r[6] and r[7]:
+            windows.append((r[1] + "/" + r[2], r[6], r[7]))
+    for r in idles:
+        if not r[1].startswith("knfsd"):
+            windows.append((r[1] + "/idle", r[2], r[3]))
+    jfr, jfr_note = run_jfr(meta, rdir, windows)
+    w("## Where our server's time goes (JFR)")
+    w("")
+    if not jfr:
+        w("No profile: %s." % jfr_note)
+    else:
+        w("Java Flight Recorder in our server's JVM (settings=profile: execution samples every 10 ms per running Java "
+          "thread, allocation samples), aggregated over each workload's measured runs (%s). *leaf*: the executing "
+          "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
+          "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % jfr_note)
+        for k in [k for k in ran if not k.startswith("knfsd")]:
+            w("")
+            w("### %s" % label(k))
+            w("")
+            w("| workload | CPU samples | top leaf frames | top own frames | busiest threads | alloc MB/s | top allocation sites | compilations |")
+            w("|---|---:|---|---|---|---:|---|---:|")
+            for job, _, desc in JOBS + [("idle", "", "idle (mounted, quiet)")]:
+                d = jfr.get(k + "/" + job)
+                if not d:
+                    continue
+                n = max(d.get("samples", 0), 1)
+
+                def lst(items, total, m=5):
+                    return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
+                alloc_total = max(d.get("allocated", 0), 1)
+                w("| %s | %d | %s | %s | %s | %s | %s | %d |" % (
+                    desc, d.get("samples", 0), lst(d["leaf"], n), lst(d["own"], n, 4), lst(d["thread"], n, 4),
+                    fmt(d.get("allocated", 0) / 1e6 / d["seconds"] if d.get("seconds") else None, 1),
+                    lst(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
+    w("")
+
+    # ---------------------------------------------------------------- data checks, faults
     w("## Data checks")
     w("")
     bad = [c for c in checks if len(c) > 3 and c[3] != "ok"]
@@ -198,54 +480,128 @@ def report(args):
     w("|---|---:|---|")
     for s, cs in by_server.items():
         f = [c for c in cs if c[3] != "ok"]
-        w("| %s | %d of %d | %s |" % (LABELS.get(s, s), len(cs) - len(f), len(cs),
+        w("| %s | %d of %d | %s |" % (label(s), len(cs) - len(f), len(cs),
                                       "; ".join("%s: %s" % (c[2], c[4] if len(c) > 4 else "") for c in f) or "none"))
     w("")
     w("Per server: files of 0, 1, 4095, 4096, 1 MiB + 3 and 64 MiB written through the mount, read back after "
       "a remount with dropped caches, md5 and size compared with the source; 1,000 entries created and listed "
       "after a remount (complete, names exact), 100 renamed and the directory renamed (listed again), nested "
-      "mkdir/rmdir, rmdir of a non-empty directory refused, everything removed.")
+      "mkdir/rmdir, rmdir of a non-empty directory refused, everything removed. Soft mounts (60 s, one retransmission).")
     w("")
-    w("## DiSNI verbs provider conformance suite on rxe0")
+    w("## Faults (hard mount)")
+    w("")
+    bad_faults = [f for f in faults if f[3] != "ok"]
+    if "faults" not in wanted:
+        w("Not run (--phases).")
+    else:
+        w("On %s (`LAB_FAULT_FABRICS`). " % meta.get("fault_fabrics", "rxe"))
+        w("A 64 MiB write (dd, direct I/O) to a hard mount (`hard,timeo=50,retrans=2`); 2 s into it: *restart* = our "
+          "server's JVM killed (`kill -9`) and the same assembly started again (knfsd: `rpc.nfsd 0`, 5 s, `rpc.nfsd 8` "
+          "and the RDMA listener again; kernel threads take no SIGKILL); *link-down* = the fabric's dummy interface "
+          "down for 5 s. The write must finish and the file, read back after a remount, match its source's md5. "
+          "*client connects*: the mount's transport connect count before → after.")
+        w("")
+        w("| server | fault | result | detail |")
+        w("|---|---|---|---|")
+        for r in skipped:
+            if r[1].endswith(" faults"):
+                w("| %s | all | **not run** | skipped: %s |" % (label(r[1].split()[0]), r[2]))
+        for f in faults:
+            w("| %s | %s | %s | %s |" % (label(f[1]), f[2], "ok" if f[3] == "ok" else "**%s**" % f[3], f[4]))
+    w("")
+
+    # ---------------------------------------------------------------- hostile peer, transports
+    w("## Hostile peer (lab/peer)")
+    w("")
+    bad_peer = []
+    if "rdma" not in wanted:
+        w("Not run (--phases).")
+    elif not peers:
+        w("No result recorded.")
+    for p in peers:
+        if p[2] == "missing":
+            w("- %s: %s" % (p[1], p[3]))
+            continue
+        w("- %s: exit %s%s" % (p[1], p[4], " (%s)" % p[3] if not p[3].endswith(".tap") else ""))
+        if p[4] != "0":
+            bad_peer.append(p[1])
+        try:
+            tap = [l for l in open(os.path.join(rdir, p[3]), encoding="utf-8", errors="replace").read().splitlines()
+                   if re.match(r"^(not )?ok \d+", l) or l.startswith("1..")]
+        except OSError:
+            tap = []
+        w("")
+        w("  | case | result |")
+        w("  |---|---|")
+        for l in tap:
+            m = re.match(r"^(not ok|ok) (\d+)\s*-?\s*(.*)$", l)
+            if m:
+                w("  | %s %s | %s |" % (m.group(2), m.group(3).replace("|", "\\|"), "ok" if m.group(1) == "ok" else "**not ok**"))
+        w("")
+    w("")
+    w("## `rpcrdma:transports` after the RDMA workloads")
+    w("")
+    if not transports:
+        w("Not recorded.")
+    for t in transports:
+        try:
+            text = open(os.path.join(rdir, t[2]), encoding="utf-8", errors="replace").read()
+        except (OSError, IndexError):
+            text = "(no output)"
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).strip()
+        w("%s (Karaf 4.4.10 `bin/client` under `script`'s pseudo-terminal):" % t[1])
+        w("")
+        w("```")
+        w("\n".join(text.splitlines()[:50]) or "(no output)")
+        w("```")
+        w("")
+
+    # ---------------------------------------------------------------- conformance
+    w("## DiSNI verbs provider conformance suite")
     w("")
     conf_ok = True
     if "conformance" not in wanted:
         w("Not run (--phases).")
-    elif not conf:
+    elif not conf and not any(r[1].startswith("conformance.") for r in skipped):
         w("**No result recorded** (the guest stopped before it?)")
         conf_ok = False
-    elif conf[0][1] == "missing":
-        w("**Not available**: %s" % conf[0][2])
     else:
-        r = conf[0] + [""] * 8
-        found, okn, failn, skip, abort, rc, why = r[2:9]
+        for r in skipped:
+            if r[1].startswith("conformance."):
+                w("%s: **not run**, skipped (%s)." % (r[1].split(".")[1], r[2]))
+                w("")
         w("`DisniConformanceTest` (the abstract `VerbsProviderConformanceTest` of the rpcrdma4j-verbs test-jar with "
-          "the DiSNI fixture), JUnit console launcher on the guest's JDK, `-Drpcrdma4j.disni.address=192.168.77.1`.")
+          "the DiSNI fixture), JUnit console launcher on the guest's JDK, `-Drpcrdma4j.disni.address=` the fabric's address.")
         w("")
-        w("| found | passed | failed | skipped | aborted | exit |")
-        w("|---:|---:|---:|---:|---:|---:|")
-        w("| %s | %s | %s | %s | %s | %s |" % (found, okn, failn, skip, abort, rc))
+        w("| fabric | found | passed | failed | skipped | aborted | exit | first skip/abort reason |")
+        w("|---|---:|---:|---:|---:|---:|---:|---|")
+        for r in conf:
+            if r[2] == "missing":
+                w("| %s | **not available**: %s | | | | | | |" % (r[1], r[3]))
+                continue
+            found, okn, failn, skip, abort, rc, why = r[3:10]
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r[1], found, okn, failn, skip, abort, rc, why.replace("|", "\\|")))
+            if not (rc == "0" and failn in ("0", "") and okn not in ("", "0")):
+                conf_ok = False
         failed_tests = [r for r in recs if r[0] == "conformance-failed"]
         if failed_tests:
             w("")
             w("Failed:")
             w("")
             for r in failed_tests:
-                w("- `%s`: %s" % (r[1], r[2] if len(r) > 2 else ""))
-        if why:
-            w("")
-            w("First skip reason: %s" % why)
-        conf_ok = rc == "0" and failn in ("0", "") and okn not in ("", "0")
+                w("- %s `%s`: %s" % (r[1], r[2] if len(r) > 2 else "", r[3] if len(r) > 3 else ""))
     w("")
-    w("## Costs")
+
+    # ---------------------------------------------------------------- time
+    w("## Time")
     w("")
     w("| step | seconds |")
     w("|---|---:|")
-    for k, label in [("image_s", "guest image: debootstrap + mkfs (%s)" % meta.get("image_state", "")), ("prepare_s", "host preparation (kit, checks)"),
-                     ("boot_s", "guest boot to init (guest clock)"), ("qemu_s", "qemu run, boot to power-off"),
-                     ("total_s", "lab/run in all")]:
+    for k, lab in [("image_s", "guest image: debootstrap + mkfs (%s)" % meta.get("image_state", "")), ("prepare_s", "host preparation (kit, siw.ko, checks)"),
+                   ("boot_s", "guest boot to init (guest clock)"), ("qemu_s", "qemu run, boot to power-off"),
+                   ("total_s", "lab/run in all")]:
         if meta.get(k):
-            w("| %s | %s |" % (label, meta[k]))
+            w("| %s | %s |" % (lab, meta[k]))
     for p in phases:
         try:
             w("| guest phase %s (exit %s) | %.0f |" % (p[1], p[4], float(p[3]) - float(p[2])))
@@ -253,7 +609,7 @@ def report(args):
             pass
     for t in times:
         try:
-            w("| %s: %s | %.0f |" % (LABELS.get(t[1], t[1]), t[2], float(t[4]) - float(t[3])))
+            w("| %s: %s | %.0f |" % (label(t[1]), t[2], float(t[4]) - float(t[3])))
         except (ValueError, IndexError):
             pass
     w("")
@@ -265,23 +621,29 @@ def report(args):
         problems.append("server(s) failed: " + ", ".join(failed))
     if fio_fail:
         problems.append("fio without result: " + ", ".join(fio_fail))
+    if bad_faults:
+        problems.append("fault(s) failed: " + ", ".join("%s %s" % (f[1], f[2]) for f in bad_faults))
+    if bad_peer:
+        problems.append("hostile peer failed on " + ", ".join(bad_peer))
     if not conf_ok:
         problems.append("conformance suite did not pass")
     if problems:
         status = 1
-    elif missing or (conf and conf[0][1] == "missing"):
+    elif missing or skipped or any(r[2] == "missing" for r in conf):
         status = 3
     w("## Verdict")
     w("")
     if status == 0:
-        w("All data checks passed; every server ran.")
+        w("All data checks and faults passed; every server ran.")
     elif status == 3:
-        w("All data checks that ran passed; not available: %s." % ", ".join(
-            missing + (["conformance suite"] if conf and conf[0][1] == "missing" else [])))
+        w("All data checks that ran passed; not available or not run: %s." % ", ".join(
+            [label(m) for m in missing] + (["conformance suite"] if any(r[2] == "missing" for r in conf) else [])
+            + ["%s (skipped: %s)" % (r[1], r[2]) for r in skipped if r[1] not in missing]))
     else:
         w("**FAILED**: " + "; ".join(problems) + ".")
     w("")
-    w("Raw results next to this report: `%s/` (results.tsv, fio/*.json, console.log)." % os.path.basename(rdir))
+    w("Raw results next to this report: `%s/` (results.tsv, fio/*.json, perf/*.txt, console.log, transports-*.txt, peer-*.tap; not "
+      "committed: raw/ with the flight recordings and Karaf logs)." % os.path.basename(rdir))
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(L) + "\n")
     for p in problems:

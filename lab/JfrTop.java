@@ -1,0 +1,145 @@
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * JfrTop - aggregates the flight recordings of the lab's server JVM by time window (run by
+ * lab/labtool.py on the host with the JDK's source launcher: {@code java lab/JfrTop.java ...}).
+ *
+ * <p>Usage: {@code java JfrTop.java WINDOWS.tsv RECORDING.jfr...}. Each line of WINDOWS.tsv is
+ * {@code label<TAB>start<TAB>end} (seconds since the epoch, the guest's clock; a label may have
+ * several windows, e.g. the repetitions of one workload). Prints tab-separated lines per label:
+ * {@code window label seconds cpuSamples allocatedBytes compilations},
+ * {@code leaf label count frame} (top 8 executing methods by CPU samples),
+ * {@code own label count frame} (top 5 by the first frame in org.rpcrdma4j or org.dcache),
+ * {@code thread label count name} (top 5 sampled threads),
+ * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK).
+ */
+public final class JfrTop {
+    private record Window(String label, long startNs, long endNs) {
+    }
+
+    private static final class Acc {
+        double seconds;
+        long samples;
+        long allocated;
+        long compilations;
+        final Map<String, Long> leaf = new HashMap<>();
+        final Map<String, Long> own = new HashMap<>();
+        final Map<String, Long> threads = new HashMap<>();
+        final Map<String, Long> alloc = new HashMap<>();
+    }
+
+    public static void main(String[] args) throws IOException {
+        List<Window> windows = new ArrayList<>();
+        Map<String, Acc> byLabel = new LinkedHashMap<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of(args[0]))) {
+            for (String line; (line = r.readLine()) != null;) {
+                String[] f = line.split("\t");
+                if (f.length < 3) {
+                    continue;
+                }
+                long s = (long) (Double.parseDouble(f[1]) * 1e9);
+                long e = (long) (Double.parseDouble(f[2]) * 1e9);
+                windows.add(new Window(f[0], s, e));
+                byLabel.computeIfAbsent(f[0], k -> new Acc()).seconds += (e - s) / 1e9;
+            }
+        }
+        for (int i = 1; i < args.length; i++) {
+            read(args[i], windows, byLabel);
+        }
+        print(byLabel);
+    }
+
+    /** Adds one recording's events to the windows they fall in; a damaged recording counts up to the damage. */
+    private static void read(String file, List<Window> windows, Map<String, Acc> byLabel) {
+        try (RecordingFile rf = new RecordingFile(Path.of(file))) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent ev = rf.readEvent();
+                String type = ev.getEventType().getName();
+                if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.ObjectAllocationSample")
+                        && !type.equals("jdk.Compilation")) {
+                    continue;
+                }
+                long t = ev.getStartTime().getEpochSecond() * 1_000_000_000L + ev.getStartTime().getNano();
+                for (Window w : windows) {
+                    if (t >= w.startNs && t < w.endNs) {
+                        add(byLabel.get(w.label), type, ev);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("JfrTop: " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static void add(Acc a, String type, RecordedEvent ev) {
+        RecordedStackTrace st = ev.getStackTrace();
+        List<RecordedFrame> frames = st == null ? List.of() : st.getFrames();
+        switch (type) {
+            case "jdk.ExecutionSample" -> {
+                a.samples++;
+                if (!frames.isEmpty()) {
+                    a.leaf.merge(frame(frames.get(0)), 1L, Long::sum);
+                }
+                frames.stream().filter(f -> isOwn(f)).findFirst().ifPresent(f -> a.own.merge(frame(f), 1L, Long::sum));
+                RecordedThread th = ev.getThread("sampledThread");
+                if (th != null) {
+                    a.threads.merge(String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N"), 1L, Long::sum);
+                }
+            }
+            case "jdk.ObjectAllocationSample" -> {
+                long weight = ev.getLong("weight");
+                a.allocated += weight;
+                String site = frames.stream().filter(f -> !isJdk(f)).findFirst().map(JfrTop::frame).orElse("?");
+                a.alloc.merge(site, weight, Long::sum);
+            }
+            default -> a.compilations++;
+        }
+    }
+
+    private static boolean isOwn(RecordedFrame f) {
+        String n = f.getMethod().getType().getName();
+        return n.startsWith("org.rpcrdma4j.") || n.startsWith("org.dcache.");
+    }
+
+    private static boolean isJdk(RecordedFrame f) {
+        String n = f.getMethod().getType().getName();
+        return n.startsWith("java.") || n.startsWith("jdk.") || n.startsWith("sun.");
+    }
+
+    private static void print(Map<String, Acc> byLabel) {
+        StringBuilder out = new StringBuilder();
+        byLabel.forEach((label, a) -> {
+            out.append(String.format("window\t%s\t%.1f\t%d\t%d\t%d%n", label, a.seconds, a.samples, a.allocated, a.compilations));
+            top(out, "leaf", label, a.leaf, 8);
+            top(out, "own", label, a.own, 5);
+            top(out, "thread", label, a.threads, 5);
+            top(out, "alloc", label, a.alloc, 5);
+        });
+        System.out.print(out);
+    }
+
+    private static String frame(RecordedFrame f) {
+        String type = f.getMethod().getType().getName();
+        return type.substring(type.lastIndexOf('.') + 1) + "." + f.getMethod().getName();
+    }
+
+    private static void top(StringBuilder out, String kind, String label, Map<String, Long> counts, int n) {
+        counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(n)
+            .forEach(e -> out.append(kind).append('\t').append(label).append('\t').append(e.getValue()).append('\t')
+                .append(e.getKey()).append('\n'));
+    }
+}

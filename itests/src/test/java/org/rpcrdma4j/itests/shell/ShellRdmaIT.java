@@ -85,6 +85,18 @@ public class ShellRdmaIT extends KarafTestSupport {
     }
 
     @Test
+    public void devicesListsTheLoopbackDeviceWithItsPortAndCapabilities() throws Exception {
+        VerbsProvider loopback = awaitService(VerbsProvider.class, p -> "loopback".equals(p.name()), 30);
+        String device = loopback.devices().get(0).name();
+        String out = shell().execute("rpcrdma:devices", TIMEOUT);
+        // provider, device, port 1, ACTIVE, the link layer, then the capabilities
+        assertTrue(out, out.matches("(?s).*\\bloopback\\s+\\S\\s+" + Pattern.quote(device)
+                + "\\s+\\S\\s+1\\s+\\S\\s+ACTIVE\\s+\\S\\s+(InfiniBand|Ethernet \\(RoCE\\)|iWARP)\\s+\\S.*"));
+        assertTrue(out, out.contains("READ depth"));
+        ShellWithoutRdmaIT.assertNoStackTrace(out);
+    }
+
+    @Test
     public void strategyListsSwitchesPersistentlyAndRefusesUnknownNames() throws Exception {
         RdmaTransportControl rdma = awaitRdma();
         assertEquals("lkey", rdma.activeStrategy());

@@ -86,7 +86,7 @@ final class CallBridge implements RpcCallHandler {
         inFlight.incrementAndGet();
         if (refusing) {
             inFlight.decrementAndGet();
-            LOG.info("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
+            LOG.debug("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress());
             reply.abandon();
             return;

@@ -56,6 +56,10 @@ final class DisniAvailability {
             return "rdma-core is not installed (" + detail + "); install rdma-core and ibverbs-providers "
                     + "(libibverbs1, librdmacm1) to serve over RDMA";
         }
+        if (detail.startsWith("no disni in java.library.path")) {
+            return "libdisni not loadable: the rpcrdma4j-disni-native fragment carries no libdisni.so (it is built only where "
+                    + "libibverbs-dev and librdmacm-dev are installed)";
+        }
         if (cause instanceof NoClassDefFoundError || detail.contains("disni")) {
             return "libdisni not loadable (" + cause + "); the rpcrdma4j-disni-native fragment carries libdisni.so only "
                     + "when it was built where libibverbs-dev and librdmacm-dev were installed";

@@ -41,8 +41,11 @@ class DisniAvailabilityTest {
     void aMissingLibdisniIsNamedWithWhereItIsBuilt() {
         String reason = DisniAvailability.describeLoadFailure(
                 new UnsatisfiedLinkError("no disni in java.library.path: /usr/lib"));
-        assertTrue(reason.startsWith("libdisni not loadable"), reason);
+        assertTrue(reason.startsWith("libdisni not loadable: the rpcrdma4j-disni-native fragment carries no libdisni.so"), reason);
         assertTrue(reason.contains("libibverbs-dev"), reason);
+        assertFalse(reason.contains("/usr/lib"), "the search path is left out: " + reason);
+        String other = DisniAvailability.describeLoadFailure(new UnsatisfiedLinkError("/x/libdisni.so: undefined symbol: foo"));
+        assertTrue(other.startsWith("libdisni not loadable (") && other.contains("undefined symbol"), other);
     }
 
     @Test

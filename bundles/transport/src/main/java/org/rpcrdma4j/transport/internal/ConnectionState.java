@@ -282,7 +282,8 @@ public final class ConnectionState implements RdmaConnection {
         }
         phase = CLOSING;
         if (closeReason == null) {
-            closeReason = closeRequested ? "closed by the server" : "the client disconnected";
+            // Not told apart here: the client's disconnect and the transport stopping both arrive as beginClose(false).
+            closeReason = closeRequested ? "closed by the server" : "disconnected (the client left, or the transport stopped)";
         }
         if (failed) {
             counters.increment(Counter.CONNECTIONS_FAILED);

@@ -42,10 +42,16 @@ public class BundleUpdateIT extends TransportTestSupport {
         List<String> failures;
         try {
             awaitCalls(load, CALLS_PER_STEP);
-            for (String bundle : List.of("org.rpcrdma4j.registration.lkey", "org.rpcrdma4j.registration.frmr", TRANSPORT_BUNDLE)) {
+            for (String bundle : List.of("org.rpcrdma4j.registration.lkey", "org.rpcrdma4j.registration.frmr")) {
                 update(bundle);
                 awaitCalls(load, CALLS_PER_STEP);
+                assertEquals("the configured strategy is active again after " + bundle + " came back", "lkey",
+                        awaitRdma().activeStrategy());
             }
+            long reconnectsBefore = load.reconnects();
+            update(TRANSPORT_BUNDLE);
+            awaitCalls(load, CALLS_PER_STEP);
+            assertEquals("strategy updates keep the connections", 0, reconnectsBefore);
         } finally {
             failures = load.stop();
             program.unregister();

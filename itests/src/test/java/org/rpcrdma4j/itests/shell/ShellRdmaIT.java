@@ -198,6 +198,7 @@ public class ShellRdmaIT extends KarafTestSupport {
         long callsBefore = (Long) server.getAttribute(transport, "CallsDelivered");
         ServiceRegistration<RpcDispatchable> program = registerNullProgram();
         ObjectName connections = new ObjectName("org.rpcrdma4j:type=Connection,transport=" + transportName + ",*");
+        awaitNames(server, connections, 0); // the connections of earlier tests (rpcrdma:bench) are gone
         try (RpcRdmaClient client = RpcRdmaClient.connect(loopbackProvider(), rdma.localAddress(),
                 ClientConfig.builder().progressThread(true).build())) {
             for (int xid = 1; xid <= 50; xid++) {

@@ -1,8 +1,6 @@
 package org.rpcrdma4j.shell;
 
 import java.io.IOException;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.List;
 
 import org.apache.karaf.shell.api.action.Action;
@@ -13,7 +11,6 @@ import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.osgi.framework.BundleContext;
-import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 
@@ -68,15 +65,6 @@ public class StrategyCommand implements Action {
     /** Sets the property in the transport's configuration, keeping every other property. */
     private static void writeConfiguration(Services services, String strategy) throws IOException {
         List<ConfigurationAdmin> admins = services.get(ConfigurationAdmin.class, null);
-        if (admins.isEmpty()) {
-            throw new IllegalStateException("no Config Admin service is running (feature config)");
-        }
-        Configuration configuration = admins.get(0).getConfiguration(StrategySwitch.PID, null);
-        Dictionary<String, Object> properties = configuration.getProperties();
-        if (properties == null) {
-            properties = new Hashtable<>();
-        }
-        properties.put(StrategySwitch.PROPERTY, strategy);
-        configuration.update(properties);
+        StrategySwitch.writeStrategy(admins.isEmpty() ? null : admins.get(0), strategy);
     }
 }

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.shell;
 
 import java.io.IOException;
+import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -8,6 +10,8 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 import org.apache.karaf.shell.support.table.ShellTable;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 
 /**
@@ -119,6 +123,28 @@ final class StrategySwitch {
         throw new IllegalStateException(PROPERTY + "=" + name + " was written to " + PID + " but the transport did not "
                 + "apply it (active: " + (active.isEmpty() ? "no transport running" : String.join(", ", active))
                 + "; registered: " + names(registered(now)) + "); see the transport's log");
+    }
+
+    /**
+     * writeStrategy() - sets {@value #PROPERTY} in the transport's configuration, keeping every
+     * other property (rpcrdma:strategy and the transport MBean's ActiveStrategy both write here).
+     *
+     * @param admin Config Admin, or null when none runs
+     * @param strategy the name to write
+     * @throws IOException when Config Admin refuses
+     * @throws IllegalStateException when no Config Admin runs
+     */
+    static void writeStrategy(ConfigurationAdmin admin, String strategy) throws IOException {
+        if (admin == null) {
+            throw new IllegalStateException("no Config Admin service is running (feature config)");
+        }
+        Configuration configuration = admin.getConfiguration(PID, null);
+        Dictionary<String, Object> properties = configuration.getProperties();
+        if (properties == null) {
+            properties = new Hashtable<>();
+        }
+        properties.put(PROPERTY, strategy);
+        configuration.update(properties);
     }
 
     private static String names(List<String> names) {

@@ -1,5 +1,7 @@
 package org.rpcrdma4j.verbs;
 
+import java.util.List;
+
 /**
  * An RDMA device (an {@code ibv_context}): its capabilities, and the factory of the resources
  * that live on it.
@@ -13,6 +15,17 @@ public interface VerbsDevice {
 
     /** @return the device's capabilities */
     DeviceCapabilities capabilities();
+
+    /**
+     * The device's ports with their state and IP addresses, for operators ({@code rpcrdma:devices})
+     * and for choosing a provider. Read afresh at each call (a port goes down, an address is
+     * added); not for a hot path.
+     *
+     * @return the ports, in port-number order; empty when the provider cannot tell
+     */
+    default List<DevicePort> ports() {
+        return List.of();
+    }
 
     /**
      * Allocates a protection domain on this device (ibv_alloc_pd).

@@ -31,7 +31,7 @@ import org.rpcrdma4j.verbs.VerbsProvider;
  * DiSNI bundle, loads through Bundle-NativeCode, and the provider service answers. On a machine
  * without an RDMA device it answers as librdmacm does there: no devices, and no event channel
  * (ENODEV); with a device it lists it. Where the build skipped libdisni (no rdma-core headers)
- * the provider reports the library as not loadable.
+ * the provider refuses to start and registers no service.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -61,13 +61,15 @@ public class DisniFeatureIT extends KarafTestSupport {
         assertEquals(1, hosts.size());
         assertEquals("com.ibm.disni", hosts.get(0).getProvider().getSymbolicName());
 
-        VerbsProvider provider = awaitService(VerbsProvider.class, p -> "disni".equals(p.name()), 30);
         boolean libraryBuilt = fragment.getHeaders().get(Constants.BUNDLE_NATIVECODE) != null;
         if (!libraryBuilt) {
-            VerbsException e = expectVerbsException(provider);
-            assertTrue(e.getMessage(), e.getMessage().contains("libdisni not loadable"));
+            // DiSNI cannot run: the component refuses to start the provider (one WARN line), registers nothing.
+            Thread.sleep(2000);
+            assertTrue("no disni VerbsProvider service without libdisni",
+                    bundleContext.getServiceReferences(VerbsProvider.class, "(rpcrdma4j.verbs.provider=disni)").isEmpty());
             return;
         }
+        VerbsProvider provider = awaitService(VerbsProvider.class, p -> "disni".equals(p.name()), 30);
         List<VerbsDevice> devices = provider.devices();
         if (hasVerbsDevice()) {
             assertFalse("devices with an IPv4 address are listed", devices.isEmpty());

@@ -3,6 +3,7 @@ package org.rpcrdma4j.itests.shell;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
 
 import java.nio.ByteBuffer;
@@ -14,6 +15,10 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.inject.Inject;
+import javax.management.Attribute;
+import javax.management.InvalidAttributeValueException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.karaf.shell.api.console.SessionFactory;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
@@ -81,6 +86,18 @@ public class ShellRdmaIT extends KarafTestSupport {
         assertTrue(out, out.matches("(?s).*\\brdma\\s+\\S\\s+loopback\\s+\\S\\s+" + Pattern.quote(rdmaAddress)
                 + "\\s+\\S\\s+lkey\\s+\\S\\s+\\d+.*"));
         assertFalse(out, out.contains("No RPC-over-RDMA transport"));
+        ShellWithoutRdmaIT.assertNoStackTrace(out);
+    }
+
+    @Test
+    public void devicesListsTheLoopbackDeviceWithItsPortAndCapabilities() throws Exception {
+        VerbsProvider loopback = awaitService(VerbsProvider.class, p -> "loopback".equals(p.name()), 30);
+        String device = loopback.devices().get(0).name();
+        String out = shell().execute("rpcrdma:devices", TIMEOUT);
+        // provider, device, port 1, ACTIVE, the link layer, then the capabilities
+        assertTrue(out, out.matches("(?s).*\\bloopback\\s+\\S\\s+" + Pattern.quote(device)
+                + "\\s+\\S\\s+1\\s+\\S\\s+ACTIVE\\s+\\S\\s+(InfiniBand|Ethernet \\(RoCE\\)|iWARP)\\s+\\S.*"));
+        assertTrue(out, out.contains("READ depth"));
         ShellWithoutRdmaIT.assertNoStackTrace(out);
     }
 
@@ -168,6 +185,63 @@ public class ShellRdmaIT extends KarafTestSupport {
         } finally {
             program.unregister();
         }
+    }
+
+    @Test
+    public void jmxShowsTheTransportAndEachConnectionWithMovingCountersAndSetsTheStrategy() throws Exception {
+        RdmaTransportControl rdma = awaitRdma();
+        MBeanServer server = awaitService(MBeanServer.class, s -> true, 30);
+        String transportName = "rdma-" + rdma.localAddress().getPort();
+        ObjectName transport = new ObjectName("org.rpcrdma4j:type=Transport,name=" + transportName);
+        awaitNames(server, transport, 1);
+        assertEquals("loopback", server.getAttribute(transport, "Provider"));
+        long callsBefore = (Long) server.getAttribute(transport, "CallsDelivered");
+        ServiceRegistration<RpcDispatchable> program = registerNullProgram();
+        ObjectName connections = new ObjectName("org.rpcrdma4j:type=Connection,transport=" + transportName + ",*");
+        awaitNames(server, connections, 0); // the connections of earlier tests (rpcrdma:bench) are gone
+        try (RpcRdmaClient client = RpcRdmaClient.connect(loopbackProvider(), rdma.localAddress(),
+                ClientConfig.builder().progressThread(true).build())) {
+            for (int xid = 1; xid <= 50; xid++) {
+                client.call(CallRequest.builder(nullCall(xid)).build(), Duration.ofSeconds(30));
+            }
+            ObjectName connection = awaitNames(server, connections, 1).iterator().next();
+            assertTrue(connection.toString(), connection.getKeyProperty("remote").startsWith("\"127.0.0.1:"));
+            assertEquals(50L, server.getAttribute(connection, "CallsDelivered"));
+            assertEquals(50L, server.getAttribute(connection, "Sends"));
+            assertEquals(Boolean.TRUE, server.getAttribute(connection, "Open"));
+            long callsAfter = (Long) server.getAttribute(transport, "CallsDelivered");
+            assertTrue(callsBefore + " -> " + callsAfter, callsAfter - callsBefore >= 50);
+
+            // The strategy through JMX: written to Config Admin, applied by the transport.
+            server.setAttribute(transport, new Attribute("ActiveStrategy", "frmr"));
+            assertEquals("frmr", activeStrategyConfigured());
+            assertEquals("frmr", server.getAttribute(transport, "ActiveStrategy"));
+            assertEquals("frmr", awaitRdma().activeStrategy());
+            try {
+                server.setAttribute(transport, new Attribute("ActiveStrategy", "frmx"));
+                fail("an unknown strategy is refused");
+            } catch (InvalidAttributeValueException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("frmx"));
+            }
+            assertEquals("nothing written for an unknown name", "frmr", activeStrategyConfigured());
+            server.setAttribute(transport, new Attribute("ActiveStrategy", "lkey"));
+            assertEquals("lkey", activeStrategyConfigured());
+        } finally {
+            program.unregister();
+        }
+        awaitNames(server, connections, 0);
+    }
+
+    /** Waits up to 20 s until the pattern matches exactly {@code count} MBeans (the exporter polls every 2 s). */
+    private static java.util.Set<ObjectName> awaitNames(MBeanServer server, ObjectName pattern, int count) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        java.util.Set<ObjectName> names = server.queryNames(pattern, null);
+        while (names.size() != count && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            names = server.queryNames(pattern, null);
+        }
+        assertEquals(pattern + ": " + names, count, names.size());
+        return names;
     }
 
     private ShellCommands shell() {

@@ -68,6 +68,8 @@ public final class ConnectionState implements RdmaConnection {
     private boolean completionQueueArmed;
     /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
     private long lastProgressNanos;
+    /** Why the connection closes, for its closed line: the first reason given wins. */
+    private String closeReason;
 
     ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
         this.loop = loop;
@@ -119,8 +121,10 @@ public final class ConnectionState implements RdmaConnection {
             connection.accept(acceptPrivateData());
         } catch (VerbsException | RuntimeException e) {
             releaseAfterFailedOpen();
+            logLifecycle("rejected", e.getMessage());
             throw e;
         }
+        logLifecycle("opened", null);
     }
 
     private ByteBuffer acceptPrivateData() {
@@ -352,6 +356,9 @@ public final class ConnectionState implements RdmaConnection {
      */
     void fail(String reason) {
         if (phase < CLOSING) {
+            if (closeReason == null) {
+                closeReason = reason;
+            }
             LOG.warn("RPC-over-RDMA connection from {} to {} closes: {}", remoteAddress, localAddress, reason);
         }
         beginClose(true);
@@ -369,6 +376,10 @@ public final class ConnectionState implements RdmaConnection {
             return;
         }
         phase = CLOSING;
+        if (closeReason == null) {
+            // Not told apart here: the client's disconnect and the transport stopping both arrive as beginClose(false).
+            closeReason = closeRequested ? "closed by the server" : "disconnected (the client left, or the transport stopped)";
+        }
         if (failed) {
             counters.increment(Counter.CONNECTIONS_FAILED);
         }
@@ -436,6 +447,30 @@ public final class ConnectionState implements RdmaConnection {
         sendQueue.deregister();
         phase = CLOSED;
         counters.increment(Counter.CONNECTIONS_CLOSED);
+        logLifecycle("closed", closeReason);
+    }
+
+    /**
+     * logLifecycle() - the operator's line for a connection: INFO when it opened (what was
+     * negotiated) and when it closed (why, and what it did), WARN when its connect request was
+     * rejected (why). Never per call.
+     *
+     * @param event "opened", "closed" or "rejected"
+     * @param why the reason (closed, rejected), or null
+     */
+    private void logLifecycle(String event, String why) {
+        if ("rejected".equals(event)) {
+            LOG.warn("RPC-over-RDMA connection from {} to {} rejected: {}", remoteAddress, localAddress, why);
+        } else if ("opened".equals(event)) {
+            LOG.info("RPC-over-RDMA connection from {} to {} opened: credits {}, inline receive {} B, inline send {} B "
+                    + "(client receives {} B), remote invalidation {}", remoteAddress, localAddress, config.credits(),
+                    config.inlineReceiveThreshold(), Math.min(replySizeLimit, config.maxInlineSend()), replySizeLimit,
+                    remoteInvalidation ? "on" : "off");
+        } else {
+            LOG.info("RPC-over-RDMA connection from {} to {} closed: {} ({} calls, {} READs, {} sends)", remoteAddress,
+                    localAddress, why, counters.get(Counter.CALLS_DELIVERED), counters.get(Counter.READS),
+                    counters.get(Counter.SENDS));
+        }
     }
 
     private void closeQuietly(CompletionQueue cq) {

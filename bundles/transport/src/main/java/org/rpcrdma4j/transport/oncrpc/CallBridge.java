@@ -167,7 +167,7 @@ final class CallBridge implements RpcCallHandler {
         // Counted before the check, so a stop that sees refusing and then zero in flight cannot miss this call.
         inFlight.incrementAndGet();
         if (refusing) {
-            LOG.info("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
+            LOG.debug("Dropping call xid 0x{} from {}: the RDMA transport is stopping", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress());
             finish(reply, call, null);
             return;

@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * registering an {@link RdmaHostedTransport} as {@link HostedTransport} (the host server picks
  * it up) and {@link RdmaTransportControl} (the shell uses it).
  *
+ * <p>Provider {@code auto} (the default) serves over DiSNI where its provider is registered and
+ * lists an RDMA device with an IPv4 address, else over loopback, and logs which and why once per
+ * change ({@link ProviderChoice}); a preferred provider arriving later replaces the transport.
+ *
  * <p>Hot-plug: the provider going away unregisters the transport (the host stops it: running
  * calls answer, connections close); it coming back registers a new one. Registration strategies
  * and upper-layer bindings are followed as they come and go, without a restart. A configuration
@@ -63,6 +67,8 @@ public final class RdmaTransportComponent {
     private RdmaHostedTransport serving;
     private VerbsProvider servingProvider;
     private ServiceRegistration<?> registration;
+    /** The last choice of provider 'auto' logged, so each change is logged once. */
+    private String lastAutoChoice;
 
     @Activate
     synchronized void activate(BundleContext bundleContext, RdmaTransportConfig config) {
@@ -115,6 +121,12 @@ public final class RdmaTransportComponent {
             policyOption = ReferencePolicyOption.GREEDY)
     synchronized void bindProvider(VerbsProvider provider) {
         providers.put(provider.name(), provider);
+        if (serving != null && settings != null && ProviderChoice.AUTO.equals(settings.provider())
+                && ProviderChoice.choose(settings.provider(), providers).provider() != servingProvider) {
+            LOG.info("Verbs provider '{}' arrived and provider 'auto' prefers it: the RDMA transport restarts on it",
+                    provider.name());
+            unpublish();
+        }
         reconcile();
     }
 
@@ -164,7 +176,16 @@ public final class RdmaTransportComponent {
         if (context == null || serving != null || settings == null || !settings.enabled()) {
             return;
         }
-        VerbsProvider provider = providers.get(settings.provider());
+        ProviderChoice choice = ProviderChoice.choose(settings.provider(), providers);
+        VerbsProvider provider = choice.provider();
+        if (ProviderChoice.AUTO.equals(settings.provider())) {
+            String line = choice.provider() == null ? "waiting: " + choice.reason()
+                    : "uses '" + choice.name() + "': " + choice.reason();
+            if (!line.equals(lastAutoChoice)) {
+                LOG.info("RDMA transport: provider 'auto' {}", line);
+                lastAutoChoice = line;
+            }
+        }
         if (provider == null) {
             LOG.info("RDMA transport waiting for verbs provider '{}' (present: {})", settings.provider(), providers.keySet());
             return;

@@ -15,9 +15,11 @@ public @interface RdmaTransportConfig {
     boolean enabled() default true;
 
     @AttributeDefinition(name = "Verbs provider",
-            description = "Name of the verbs provider to serve over: 'loopback' (in-JVM, for tests and hardware-less "
-                    + "runs) or 'disni' (RDMA NICs and soft-RoCE/soft-iWARP through libibverbs).")
-    String provider() default "loopback";
+            description = "Name of the verbs provider to serve over: 'auto' (DiSNI when it is installed, rdma-core loads "
+                    + "and an RDMA device has an IPv4 address, else loopback; the log says which and why), 'loopback' "
+                    + "(in-JVM, for tests and hardware-less runs) or 'disni' (RDMA NICs and soft-RoCE/soft-iWARP through "
+                    + "libibverbs).")
+    String provider() default ProviderChoice.AUTO;
 
     @AttributeDefinition(name = "Bind address",
             description = "Local IP address to listen on (an address of an RDMA device for DiSNI); 0.0.0.0 for every IPv4 address.")

@@ -14,7 +14,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
 
     static TransportSettings of(RdmaTransportConfig c) {
         if (c.provider() == null || c.provider().isBlank()) {
-            throw new IllegalArgumentException("provider must name a verbs provider (loopback, disni), was empty");
+            throw new IllegalArgumentException("provider must be auto or name a verbs provider (loopback, disni), was empty");
         }
         RpcRdmaLimits limits = RpcRdmaLimits.builder()
                 .maxReadSegments(c.maxReadSegments())

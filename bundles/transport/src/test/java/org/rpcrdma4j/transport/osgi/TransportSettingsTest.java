@@ -34,7 +34,7 @@ class TransportSettingsTest {
     @Test
     void theDefaultsAreValid() {
         TransportSettings s = TransportSettings.of(config(Map.of()));
-        assertEquals("loopback", s.provider());
+        assertEquals("auto", s.provider());
         assertEquals(20049, s.port());
         assertEquals(64, s.transportConfig().credits());
         assertEquals(TransportConfig.defaultCompletionLoops(), s.transportConfig().completionLoops(), "0: one per CPU");

@@ -17,9 +17,11 @@ import com.ibm.disni.verbs.IbvContext;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.impl.NatObject;
 import java.io.IOException;
+import java.util.List;
 import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.DevicePort;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.TransportType;
@@ -91,6 +93,12 @@ final class DisniDevice implements VerbsDevice {
     @Override
     public DeviceCapabilities capabilities() {
         return capabilities;
+    }
+
+    /** The ports as sysfs shows them now ({@link SysfsPorts}): state and the addresses of their interfaces. */
+    @Override
+    public List<DevicePort> ports() {
+        return SysfsPorts.of(name);
     }
 
     @Override

@@ -1,7 +1,10 @@
 package org.rpcrdma4j.verbs.loopback;
 
 import org.rpcrdma4j.verbs.CompletionQueue;
+import java.util.List;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.DevicePort;
+import org.rpcrdma4j.verbs.PortState;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.VerbsDevice;
@@ -27,6 +30,15 @@ final class LoopbackDevice implements VerbsDevice {
     @Override
     public DeviceCapabilities capabilities() {
         return capabilities;
+    }
+
+    /**
+     * One port, active while the fabric is open (down after it closed); no IP address: the fabric
+     * is in-JVM and reaches every address a listener of the same fabric is bound to.
+     */
+    @Override
+    public List<DevicePort> ports() {
+        return List.of(new DevicePort(1, fabric.isOpen() ? PortState.ACTIVE : PortState.DOWN, List.of()));
     }
 
     @Override

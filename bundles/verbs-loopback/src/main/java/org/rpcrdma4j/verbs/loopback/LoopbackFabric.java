@@ -238,6 +238,16 @@ public final class LoopbackFabric implements AutoCloseable {
         return tick;
     }
 
+    /** @return false once the fabric is closed (a snapshot for operators) */
+    boolean isOpen() {
+        lock.lock();
+        try {
+            return !closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void checkOpen() throws VerbsException {
         if (closed) {
             throw new VerbsException("loopback fabric is closed", Errno.EBADF);

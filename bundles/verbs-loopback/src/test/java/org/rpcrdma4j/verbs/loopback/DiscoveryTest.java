@@ -12,6 +12,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.verbs.DevicePort;
+import org.rpcrdma4j.verbs.PortState;
+import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /** The loopback provider is found through ServiceLoader, on the class path and on the module path. */
@@ -24,6 +27,15 @@ class DiscoveryTest {
         } finally {
             providers.forEach(p -> ((LoopbackProvider) p).close());
         }
+    }
+
+    @Test
+    void theDeviceHasOneActivePortWhileTheFabricIsOpen() {
+        LoopbackProvider provider = new LoopbackProvider();
+        VerbsDevice device = provider.devices().get(0);
+        assertEquals(List.of(new DevicePort(1, PortState.ACTIVE, List.of())), device.ports());
+        provider.close();
+        assertEquals(List.of(new DevicePort(1, PortState.DOWN, List.of())), device.ports());
     }
 
     @Test

@@ -60,6 +60,8 @@ import org.rpcrdma4j.verbs.VerbsProvider;
  * <p>Ownership: the creator owns the client and MUST close it; the provider stays the caller's.
  */
 public final class RpcRdmaClient implements AutoCloseable {
+    /** Most completion batches taken when the server disconnects, before outstanding calls fail. */
+    private static final int DRAIN_PASSES_ON_DISCONNECT = 64;
     private static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final int EVENT_BATCH = 4;
 
@@ -361,6 +363,10 @@ public final class RpcRdmaClient implements AutoCloseable {
                 breakConnection(new ClientClosedException("connect failed: " + event.type() + " (status " + event.status() + ")"));
                 break;
             case DISCONNECTED:
+                // Completions and connection events come through different channels: replies
+                // the server sent before it disconnected may still wait in the completion queue.
+                // Take them first, so that only calls really left unanswered fail.
+                drainCompletionsBeforeBreaking();
                 breakConnection(new ClientClosedException("disconnected by the server"));
                 break;
             case DEVICE_REMOVAL:
@@ -368,6 +374,20 @@ public final class RpcRdmaClient implements AutoCloseable {
                 break;
             default:
                 break;
+        }
+    }
+
+    private void drainCompletionsBeforeBreaking() {
+        CompletionProcessor p = processor;
+        if (p == null || completionQueueFailed) {
+            return;
+        }
+        try {
+            for (int i = 0; i < DRAIN_PASSES_ON_DISCONNECT && p.poll() > 0; i++) {
+                // each pass handles a batch of completions
+            }
+        } catch (VerbsException e) {
+            completionQueueFailed = true;
         }
     }
 

@@ -3,8 +3,10 @@ package org.rpcrdma4j.transport.internal;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.HeaderDecoder;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
@@ -34,8 +36,12 @@ import org.slf4j.LoggerFactory;
  * the handler has been released. Every resource has this one owner and is released once, on
  * every path (CVE-2026-93224 class: a failed accept releases exactly what it set up).
  *
- * <p>Threading: confined to the completion thread, except the {@link RdmaConnection} getters,
- * {@link #close()} and {@link #returnContext} (any thread).
+ * <p>Threading: confined to its completion loop, except the {@link RdmaConnection} getters,
+ * {@link #close()}, {@link #returnContext} and {@link #submitReply} (any thread). The send side
+ * (send queue, reply sender, READ scheduler, back-channel posts) is guarded by a per-connection
+ * lock the loop holds for each pass: a worker that finds it free posts its reply itself (one
+ * thread hand-off per call, as svc_rdma_sendto runs on the nfsd thread), else queues it for the
+ * loop. Nothing blocks on it but the loop.
  */
 public final class ConnectionState implements RdmaConnection {
     private static final int ACCEPTING = 0;
@@ -65,6 +71,15 @@ public final class ConnectionState implements RdmaConnection {
     private QueuePair queuePair;
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
+    /**
+     * Guards the send side (send queue, reply sender, READ scheduler's send-queue share, the
+     * back channel's posts) so that a worker can post its own reply, as an nfsd thread calls
+     * svc_rdma_sendto: the loop holds it for each pass over this connection; a worker that finds it
+     * free posts at once, else hands its reply to the loop (never blocks on it).
+     */
+    private final ReentrantLock sendLock = new ReentrantLock();
+    /** Set by a worker whose post failed: the loop closes the connection on its next pass. */
+    private volatile String workerPostFailure;
     private boolean completionQueueArmed;
     /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
     private long lastProgressNanos;
@@ -107,7 +122,7 @@ public final class ConnectionState implements RdmaConnection {
                     loop.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
             dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters, backchannel);
-            replySender = new ReplySender(loop.decoder(), new ParsedHeader(config.limits()), sendQueue,
+            replySender = new ReplySender(new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER), new ParsedHeader(config.limits()), sendQueue,
                     device.replyStaging(), errorReplies, counters, loop.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
@@ -218,7 +233,20 @@ public final class ConnectionState implements RdmaConnection {
      * @return work done (completions handled, calls returned, requests posted)
      */
     int doWork(WorkCompletion[] completions) {
+        sendLock.lock();
+        try {
+            return doWorkLocked(completions);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private int doWorkLocked(WorkCompletion[] completions) {
         int work = receivePool.drainReturned();
+        String failure = workerPostFailure;
+        if (failure != null && phase < CLOSING) {
+            fail(failure);
+        }
         if (closeRequested && phase < CLOSING) {
             beginClose(false);
         }
@@ -371,6 +399,15 @@ public final class ConnectionState implements RdmaConnection {
      * @param failed true when an error forces the close (counted)
      */
     void beginClose(boolean failed) {
+        sendLock.lock();
+        try {
+            beginCloseLocked(failed);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private void beginCloseLocked(boolean failed) {
         int was = phase;
         if (was >= CLOSING) {
             return;
@@ -406,12 +443,47 @@ public final class ConnectionState implements RdmaConnection {
             return;
         }
         loop.repliesInTransit().incrementAndGet();
+        if (sendLock.tryLock()) {
+            try {
+                if (postOnThisThread(job)) {
+                    return;
+                }
+            } finally {
+                sendLock.unlock();
+            }
+        }
         submittedReplies.add(job);
         if (phase >= CLOSING) {
             // Raced with beginClose(): whichever of us drains the queue counts the drop.
             dropSubmittedReplies();
         }
         loop.wakeup();
+    }
+
+    /**
+     * postOnThisThread() - under {@link #sendLock}, on the worker that built the reply: queue it
+     * behind any reply still waiting for resources and post what can go now. A failed post is
+     * left to the loop, which closes the connection (closing touches loop-only state).
+     *
+     * @return true when the reply was taken (posted, waiting for resources, or dropped because
+     *         the connection is closing); false to hand it to the loop instead
+     */
+    private boolean postOnThisThread(ReplyJob job) {
+        if (phase >= CLOSING) {
+            loop.repliesInTransit().decrementAndGet();
+            job.forgetReply();
+            counters.increment(Counter.REPLIES_DROPPED);
+            return true;
+        }
+        if (workerPostFailure != null) {
+            return false;
+        }
+        replySender.enqueue(job);
+        if (replySender.pump() < 0 || !sendQueue.pump()) {
+            workerPostFailure = sendQueue.failure();
+            loop.wakeup();
+        }
+        return true;
     }
 
     /** newReply() - the pending reply of a call about to be handed to the RPC layer. */
@@ -493,7 +565,30 @@ public final class ConnectionState implements RdmaConnection {
         return phase == CLOSED;
     }
 
+    /**
+     * returnContext() - a handler released a call (any thread). An inline call's context is
+     * recycled and reposted right here when the send lock is free (it holds no READ sink, which
+     * the loop's pools own), so the loop is not woken once per call; otherwise it goes back
+     * through the loop.
+     */
     void returnContext(ReceiveContext ctx) {
+        if (!ctx.hasReadChunks() && phase < CLOSING && sendLock.tryLock()) {
+            try {
+                if (phase < CLOSING && workerPostFailure == null) {
+                    receivePool.recycle(ctx);
+                    try {
+                        receivePool.postReceives(queuePair);
+                    } catch (VerbsException e) {
+                        counters.increment(Counter.POST_FAILURES);
+                        workerPostFailure = "posting receives failed: " + e.getMessage();
+                        loop.wakeup();
+                    }
+                    return;
+                }
+            } finally {
+                sendLock.unlock();
+            }
+        }
         receivePool.returnContext(ctx);
         loop.wakeup();
     }

@@ -19,7 +19,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>The target is credits plus one batch, so at least {@code credits} receives stay posted
  * while freed contexts gather into a batch. Calls released by handlers come back through a
  * bounded queue that never allocates ({@link #returnContext}, any thread) and are drained on the
- * completion thread. Everything else is confined to the completion thread.
+ * completion thread. Everything else is confined to the completion loop, or to a worker holding
+ * the connection's send lock (which the loop holds for every pass).
  *
  * <p>Ownership: the connection owns the pool; {@link #deregister()} after the queue pair is
  * destroyed.

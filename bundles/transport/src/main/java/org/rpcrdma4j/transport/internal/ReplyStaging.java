@@ -19,7 +19,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  *
  * <p>Ownership: the device's resources own it and {@link #close()} it after their last
  * connection; every extent was freed by then (each SEND completes, flushed if need be).
- * Confined to the completion thread.
+ * Threading: shared by the connections of one completion loop, whose workers post their own
+ * replies: every method takes the staging's lock (held for a few map operations).
  */
 final class ReplyStaging {
     /** Extents are aligned to a cache line, so two replies never share one. */
@@ -44,7 +45,7 @@ final class ReplyStaging {
     }
 
     /** @return bytes held by extents not yet freed (aligned sizes) */
-    int allocated() {
+    synchronized int allocated() {
         return allocated;
     }
 
@@ -54,7 +55,7 @@ final class ReplyStaging {
      *
      * @throws VerbsException when the registration fails (retried on the next call)
      */
-    MemoryRegion region() throws VerbsException {
+    synchronized MemoryRegion region() throws VerbsException {
         if (region == null) {
             region = protectionDomain.registerMemory(ByteBuffer.allocateDirect(capacity), 0);
         }
@@ -67,7 +68,7 @@ final class ReplyStaging {
      * @param length bytes wanted, 1..{@link #capacity()}
      * @return the extent's offset in the slab, or -1 when no free extent is large enough now
      */
-    int allocate(int length) {
+    synchronized int allocate(int length) {
         int size = aligned(length);
         for (Map.Entry<Integer, Integer> e : free.entrySet()) {
             int start = e.getKey();
@@ -91,7 +92,7 @@ final class ReplyStaging {
      * @param offset the extent's offset
      * @param length the length it was allocated with
      */
-    void free(int offset, int length) {
+    synchronized void free(int offset, int length) {
         int start = offset;
         int size = aligned(length);
         allocated -= size;
@@ -114,7 +115,7 @@ final class ReplyStaging {
      *
      * @return false when the provider refused (the caller counts it)
      */
-    boolean close() {
+    synchronized boolean close() {
         if (region == null) {
             return true;
         }

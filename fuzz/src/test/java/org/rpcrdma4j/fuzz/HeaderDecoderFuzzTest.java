@@ -21,7 +21,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * odd offset of a larger buffer, followed by garbage, decode to the same status and content (no
  * byte outside the message is read); the parsed holder keeps its pre-sized capacity; a status
  * names the answer the protocol gives (ERR_VERS, ERR_CHUNK, or none for OK). For an OK header:
- * header and body add up to the message, read chunks are XDR-aligned, inside the inline body and
+ * header and body add up to the message, read chunks are XDR-aligned, inserted in order within
+ * the stream they belong to (the inline body, or for RDMA_NOMSG the position-zero chunk) and
  * within the byte limit, and the header re-encodes (with the same body) to a message that decodes
  * to equal content.
  *
@@ -83,12 +84,22 @@ class HeaderDecoderFuzzTest {
         require(parsed.headerLength() + parsed.bodyLength() == input.length, "header + body = message: " + parsed);
         require(Xdr.isAligned(parsed.headerLength()), "header length is whole XDR words");
         ReadList reads = parsed.readList();
+        // The stream the other chunks are inserted into: the inline body, or for RDMA_NOMSG the
+        // position-zero chunk's data (RFC 8166 section 3.5.3).
+        boolean positionZero = reads.hasPositionZeroChunk();
+        long stream = parsed.proc() == RpcRdma.RDMA_NOMSG && positionZero ? reads.chunkLength(0) : parsed.bodyLength();
+        require(!positionZero || parsed.proc() == RpcRdma.RDMA_NOMSG, "a position-zero chunk only in RDMA_NOMSG");
         long total = 0;
+        long previous = 0;
         for (int c = 0; c < reads.chunkCount(); c++) {
             require(Xdr.isAligned(reads.position(c)), "read chunk position aligned");
-            require(reads.inlineOffset(c) >= 0 && reads.inlineOffset(c) <= parsed.bodyLength(),
-                    "read chunk inserted within the inline body: " + parsed);
             total += reads.chunkLength(c);
+            if (c == 0 && positionZero) {
+                continue;
+            }
+            require(reads.inlineOffset(c) >= previous && reads.inlineOffset(c) <= stream,
+                    "read chunks inserted in order within the stream they belong to: " + parsed);
+            previous = reads.inlineOffset(c);
         }
         require(total <= LIMITS.maxReadBytes(), "read bytes within the limit");
         ByteBuffer out = ByteBuffer.allocate(input.length + 64 * 1024);

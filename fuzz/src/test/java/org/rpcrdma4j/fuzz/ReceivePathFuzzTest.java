@@ -13,6 +13,8 @@ import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.verbs.DeviceCapabilities;
+import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -20,7 +22,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 
 /**
  * ReceivePathFuzzTest - coverage-guided fuzzing of the transport past the header decoder: the
- * fuzzer plays up to four hostile peers on the loopback fabric and chooses, step by step, what
+ * fuzzer picks the device (InfiniBand-like, or iWARP, where the lkey strategy registers each READ
+ * sink for its READ), plays up to four hostile peers on the loopback fabric and chooses, step by step, what
  * they send (arbitrary bytes, or headers built field by field with chunk lists whose handles,
  * lengths, offsets and positions it picks, mostly around valid values), what the server's RDMA
  * READs find in their memory, when the server's handler releases and answers calls (inline, or
@@ -48,9 +51,14 @@ class ReceivePathFuzzTest {
     /** {@code -Drpcrdma4j.fuzz.trace=true}: print each step of an input (to understand a finding). */
     private static final boolean TRACE = Boolean.getBoolean("rpcrdma4j.fuzz.trace");
 
+    /** An iWARP device like soft-iWARP: one SGE per READ, READ sinks need remote write (the lkey strategy registers per READ). */
+    static final DeviceCapabilities IWARP = new DeviceCapabilities(TransportType.IWARP, 4, 4, 1, 64, 1024, 4096, 8, 8,
+            false, false, 0);
+
     @FuzzTest(maxDuration = "2h")
     void receivePath(FuzzedDataProvider data) throws Exception {
-        try (FuzzBed bed = new FuzzBed(LoopbackFabric.deterministic(), CONFIG)) {
+        DeviceCapabilities device = data.consumeInt(0, 3) == 0 ? IWARP : LoopbackFabric.DEFAULT_CAPABILITIES;
+        try (FuzzBed bed = new FuzzBed(LoopbackFabric.builder().capabilities(device).build(), CONFIG)) {
             bed.connect();
             for (int op = 0; op < MAX_OPS && data.remainingBytes() > 0; op++) {
                 perform(bed, data);

@@ -208,6 +208,9 @@ public final class SlabSinkPool implements SinkPool {
 
         @Override
         public void free() {
+            if (readRegion != null) {
+                readCompleted(false); // freed without its completion: the key still ends here
+            }
             freeStack[freeCount++] = index;
         }
     }

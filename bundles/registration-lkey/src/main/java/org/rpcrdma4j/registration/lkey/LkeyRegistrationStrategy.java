@@ -12,12 +12,17 @@ import aQute.bnd.annotation.Resolution;
 import aQute.bnd.annotation.spi.ServiceProvider;
 
 /**
- * LkeyRegistrationStrategy - sinks from a slab registered once, under one lkey.
+ * LkeyRegistrationStrategy - sinks from a slab registered once, under one lkey (InfiniBand,
+ * RoCE), or registered window by window for each READ (iWARP).
  *
- * <p>A READ names its sink with one SGE per {@link SinkPoolParameters#pageSize()} bytes, so a
- * sink holds at most {@code pageSize * maxReadSge} bytes (the device's SGE limit per READ). The
- * slab is registered with LOCAL_WRITE, plus REMOTE_WRITE on iWARP, where READ responses are placed
- * like remote writes.
+ * <p>InfiniBand and RoCE: a READ names its sink with one SGE per
+ * {@link SinkPoolParameters#pageSize()} bytes, so a sink holds at most
+ * {@code pageSize * maxReadSge} bytes (the device's SGE limit per READ); the slab grants
+ * LOCAL_WRITE only, so no peer can write it. iWARP: every RDMA Read Request hands the sink's STag
+ * and offset to the peer, and the sink must grant REMOTE_WRITE; a slab registered for its
+ * lifetime would let one client overwrite another's call data, so there each sink window is
+ * registered for one READ and deregistered when it completes (one registration per READ, as
+ * Linux's rw API does on iWARP; the {@code frmr} strategy with fast registration is cheaper).
  *
  * <p>Stateless: the same instance serves as the DS component (service property
  * {@value RegistrationStrategy#STRATEGY_NAME}={@value #NAME}) and the {@link java.util.ServiceLoader}

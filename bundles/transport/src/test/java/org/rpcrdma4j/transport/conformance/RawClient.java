@@ -55,6 +55,7 @@ public final class RawClient implements AutoCloseable {
     private final SendWorkRequest send = new SendWorkRequest(1);
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private int sourceUsed;
+    private int failedSends;
     private boolean established;
     private boolean disconnected;
     private boolean reposting = true;
@@ -162,17 +163,36 @@ public final class RawClient implements AutoCloseable {
     }
 
     /**
-     * writeWithForgedKey() - a hostile peer's RDMA WRITE aimed at the server with a key it never
-     * gave out: the server's queue pair, the responder, goes to the error state (and ours too).
+     * writeRemote() - RDMA WRITE {@code data} to the server's memory at {@code remoteAddress}
+     * under {@code rkey}: what a hostile peer does with a key it has learnt or guessed. A WRITE
+     * the server's device refuses completes in error ({@link #failedSends()}) and breaks the
+     * connection, as on real RC hardware.
+     *
+     * @throws IllegalStateException when every send buffer is in flight
      */
-    public void writeWithForgedKey() throws VerbsException {
+    public void writeRemote(byte[] data, long remoteAddress, int rkey) throws VerbsException {
         Integer slot = freeSends.poll();
         if (slot == null) {
             throw new IllegalStateException("all send buffers are in flight");
         }
-        send.reset(SendOpcode.RDMA_WRITE, slot, SendWorkRequest.SIGNALED).addSge(sendRegion, slot * BUFFER, 64)
-                .remote(0x10000L, 0x5eed0bad);
+        int at = slot * BUFFER;
+        sendRegion.buffer().put(at, data);
+        send.reset(SendOpcode.RDMA_WRITE, slot, SendWorkRequest.SIGNALED).remote(remoteAddress, rkey)
+                .addSge(sendRegion, at, data.length);
         qp.postSend(send);
+    }
+
+    /** @return the SENDs and WRITEs that completed in error (flushes included) so far */
+    public int failedSends() {
+        return failedSends;
+    }
+
+    /**
+     * writeWithForgedKey() - a hostile peer's RDMA WRITE aimed at the server with a key it never
+     * gave out: the server's queue pair, the responder, goes to the error state (and ours too).
+     */
+    public void writeWithForgedKey() throws VerbsException {
+        writeRemote(new byte[64], 0x10000L, 0x5eed0bad);
     }
 
     /**
@@ -209,6 +229,7 @@ public final class RawClient implements AutoCloseable {
             int id = (int) wc.id();
             if (id < RECEIVE_ID) {
                 freeSends.add(id);
+                failedSends += wc.isSuccess() ? 0 : 1;
             } else if (wc.isSuccess()) {
                 int index = id - RECEIVE_ID;
                 byte[] reply = new byte[wc.byteCount()];

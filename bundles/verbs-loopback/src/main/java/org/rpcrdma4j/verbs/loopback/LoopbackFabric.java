@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -69,6 +70,7 @@ public final class LoopbackFabric implements AutoCloseable {
     private boolean timedWaitNeeded;
     private boolean closed;
     private Thread thread;
+    private ReadRequestSink lastReadRequestSink;
 
     private LoopbackFabric(Builder builder) {
         this.rnrRetryFromConnectRequest = builder.rnrRetryFromConnectRequest;
@@ -164,6 +166,40 @@ public final class LoopbackFabric implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * What the responder of the most recent RDMA READ learnt of the requester's memory, on an
+     * iWARP device: an RDMAP Read Request carries the Data Sink STag and Tagged Offset to the
+     * peer (RFC 5040, section 4.4), where InfiniBand and RoCE keep the sink local. A hostile peer
+     * may aim RDMA WRITEs at that STag for as long as it grants remote write; tests use this to
+     * show which sink keys a strategy exposes and for how long.
+     *
+     * @return the sink of the last READ executed on this fabric, or empty when the device is not
+     *         iWARP or no READ ran yet
+     */
+    public Optional<ReadRequestSink> lastReadRequestSink() {
+        lock.lock();
+        try {
+            return Optional.ofNullable(lastReadRequestSink);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: an iWARP READ named this sink on the wire. */
+    void readRequestSeen(int stag, long taggedOffset, int length) {
+        lastReadRequestSink = new ReadRequestSink(stag, taggedOffset, length);
+    }
+
+    /**
+     * The sink part of an iWARP RDMA Read Request, as its responder sees it.
+     *
+     * @param stag the Data Sink STag (the requester's lkey, valid as an rkey on iWARP)
+     * @param taggedOffset the Data Sink Tagged Offset (the sink's address)
+     * @param length the RDMA Read Message Size
+     */
+    public record ReadRequestSink(int stag, long taggedOffset, int length) {
     }
 
     /**

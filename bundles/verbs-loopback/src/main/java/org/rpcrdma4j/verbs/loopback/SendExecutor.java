@@ -148,6 +148,9 @@ final class SendExecutor {
         if (!remote.resolveRemote(keys, peer.protectionDomain, slot.remoteAddress, length, slot.rkey, Access.REMOTE_READ)) {
             return failBothRemoteAccess(qp, peer);
         }
+        if (fabric.capabilities().transportType().readSinkRequiresRemoteWrite()) {
+            fabric.readRequestSeen(slot.sgeKey[0], slot.sgeAddress[0], length);
+        }
         Segments.copy(remote, local, length);
         if (slot.opcode == SendOpcode.RDMA_READ_WITH_INV) {
             RegisteredMemory sink = invalidatable(qp.protectionDomain, slot.invalidateKey);

@@ -15,52 +15,82 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * SlabSinkPool - equal sinks cut from one registered slab, handed out from a free stack.
+ * SlabSinkPool - equal sinks cut from one slab, handed out from a free stack.
  *
- * <p>Ownership: owns the slab's registration, released by {@link #close()}. Confined to the
+ * <p>On InfiniBand and RoCE the slab is registered once, with LOCAL_WRITE only: a READ's sink
+ * never leaves the host, so no peer can ever name it. On iWARP an RDMA Read Request carries the
+ * sink's STag and offset to the peer (RFC 5040, section 4.4) and the sink must grant
+ * REMOTE_WRITE, so a slab registered for its lifetime would let any client WRITE into every other
+ * client's sinks. There the slab stays unregistered and each sink window is registered just
+ * before its READ and deregistered as soon as the READ completes (as Linux's rw API registers an
+ * MR per READ on iWARP): no remote key outlives its I/O, at the price of a registration per READ.
+ *
+ * <p>Ownership: owns the slab's registration (IB/RoCE), released by {@link #close()}, or the
+ * per-READ registrations (iWARP), released by {@link ReadSink#readCompleted}. Confined to the
  * transport's completion thread.
  */
 public final class SlabSinkPool implements SinkPool {
+    /** The access of a per-READ registration on iWARP, where the READ response is placed like a remote write. */
+    private static final int PER_READ_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
+
     private final RegistrationStrategy strategy;
+    private final ProtectionDomain pd;
+    /** The slab's lifetime registration (LOCAL_WRITE only), or null when sinks are registered per READ. */
     private final MemoryRegion region;
     private final int sinkLength;
     private final int pageSize;
     private final SlabSink[] sinks;
     private final int[] freeStack;
     private int freeCount;
+    private int perReadRegistrations;
     private boolean closed;
 
-    private SlabSinkPool(RegistrationStrategy strategy, MemoryRegion region, int count, int sinkLength, int pageSize) {
+    private SlabSinkPool(RegistrationStrategy strategy, ProtectionDomain pd, ByteBuffer slab, MemoryRegion region,
+                         int count, int sinkLength, int pageSize) {
         this.strategy = strategy;
+        this.pd = pd;
         this.region = region;
         this.sinkLength = sinkLength;
         this.pageSize = pageSize;
         this.sinks = new SlabSink[count];
         this.freeStack = new int[count];
-        ByteBuffer readOnly = region.buffer().asReadOnlyBuffer();
+        ByteBuffer readOnly = slab.asReadOnlyBuffer();
         for (int i = 0; i < count; i++) {
-            sinks[i] = new SlabSink(i, i * sinkLength, readOnly.slice(i * sinkLength, sinkLength));
+            sinks[i] = new SlabSink(i, i * sinkLength, slab.slice(i * sinkLength, sinkLength),
+                    readOnly.slice(i * sinkLength, sinkLength));
             freeStack[i] = count - 1 - i;
         }
         freeCount = count;
     }
 
     /**
-     * create() - allocate and register the slab.
+     * create() - allocate the slab; register it for its lifetime where no peer can see a READ's
+     * sink (InfiniBand, RoCE), or leave it to per-READ registration where one can (iWARP).
+     *
+     * <p>IB/RoCE: a READ names its sink with one SGE per page under the slab's lkey, so a sink
+     * holds at most {@code pageSize * maxReadSge} bytes. iWARP: a READ names its sink with one
+     * SGE under a registration of just that window, so a sink holds up to
+     * {@link SinkPoolParameters#maxSinkLength()}.
      *
      * @return the pool
-     * @throws VerbsException when the registration is refused (nothing stays registered)
+     * @throws VerbsException when the slab's registration is refused (nothing stays registered)
      */
     public static SlabSinkPool create(RegistrationStrategy strategy, ProtectionDomain pd, SinkPoolParameters p)
             throws VerbsException {
-        int sinkLength = (int) Math.min(p.maxSinkLength(), (long) p.pageSize() * p.maxReadSge());
+        boolean perRead = isReadSinkVisibleToPeer(pd);
+        int sinkLength = perRead ? p.maxSinkLength() : (int) Math.min(p.maxSinkLength(), (long) p.pageSize() * p.maxReadSge());
         int count = (int) Math.min(p.sinkCount(), Integer.MAX_VALUE / sinkLength);
-        int access = Access.LOCAL_WRITE;
-        if (pd.device().capabilities().transportType().readSinkRequiresRemoteWrite()) {
-            access |= Access.REMOTE_WRITE;
-        }
-        MemoryRegion region = pd.registerMemory(ByteBuffer.allocateDirect(count * sinkLength), access);
-        return new SlabSinkPool(strategy, region, count, sinkLength, p.pageSize());
+        ByteBuffer slab = ByteBuffer.allocateDirect(count * sinkLength);
+        MemoryRegion region = perRead ? null : pd.registerMemory(slab, Access.LOCAL_WRITE);
+        return new SlabSinkPool(strategy, pd, slab, region, count, sinkLength, p.pageSize());
+    }
+
+    /**
+     * @return true when a READ hands its sink's key to the peer and the sink must grant remote
+     *         write (iWARP): a long-lived registration would then expose every sink to every peer
+     */
+    private static boolean isReadSinkVisibleToPeer(ProtectionDomain pd) {
+        return pd.device().capabilities().transportType().readSinkRequiresRemoteWrite();
     }
 
     @Override
@@ -90,7 +120,7 @@ public final class SlabSinkPool implements SinkPool {
 
     @Override
     public int liveRegistrations() {
-        return closed ? 0 : 1;
+        return perReadRegistrations + (region == null || closed ? 0 : 1);
     }
 
     @Override
@@ -102,6 +132,9 @@ public final class SlabSinkPool implements SinkPool {
             throw new IllegalStateException(outstanding() + " sinks are still outstanding");
         }
         closed = true;
+        if (region == null) {
+            return;
+        }
         try {
             region.deregister();
         } catch (VerbsException e) {
@@ -109,15 +142,19 @@ public final class SlabSinkPool implements SinkPool {
         }
     }
 
-    /** One slab window; page-sized SGEs under the slab's lkey. */
+    /** One slab window: page-sized SGEs under the slab's lkey, or one SGE under a registration of the window for one READ. */
     private final class SlabSink implements ReadSink {
         private final int index;
         private final int offset;
+        private final ByteBuffer window;
         private final ByteBuffer data;
+        /** The window's registration while its READ runs (iWARP only), else null. */
+        private MemoryRegion readRegion;
 
-        SlabSink(int index, int offset, ByteBuffer data) {
+        SlabSink(int index, int offset, ByteBuffer window, ByteBuffer data) {
             this.index = index;
             this.offset = offset;
+            this.window = window;
             this.data = data;
         }
 
@@ -128,6 +165,9 @@ public final class SlabSinkPool implements SinkPool {
 
         @Override
         public boolean prepareRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
+            if (region == null) {
+                return prepareRegisteredRead(chain, length, remoteAddress, rkey);
+            }
             SendWorkRequest read = chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey);
             for (int at = 0; at < length; at += pageSize) {
                 read.addSge(region, offset + at, Math.min(pageSize, length - at));
@@ -135,9 +175,30 @@ public final class SlabSinkPool implements SinkPool {
             return true;
         }
 
+        /** iWARP: register the window (a fresh key the peer learns from this READ only) and read into it. */
+        private boolean prepareRegisteredRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
+            try {
+                readRegion = pd.registerMemory(window, PER_READ_ACCESS);
+            } catch (VerbsException e) {
+                return false;
+            }
+            perReadRegistrations++;
+            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(readRegion, 0, length);
+            return true;
+        }
+
         @Override
         public void readCompleted(boolean success) {
-            // The slab stays registered: nothing to undo.
+            if (readRegion == null) {
+                return; // the slab stays registered: nothing to undo
+            }
+            try {
+                readRegion.deregister();
+            } catch (VerbsException e) {
+                // Refused: the key dies with the protection domain; retrying would not help.
+            }
+            readRegion = null;
+            perReadRegistrations--;
         }
 
         @Override
@@ -147,6 +208,9 @@ public final class SlabSinkPool implements SinkPool {
 
         @Override
         public void free() {
+            if (readRegion != null) {
+                readCompleted(false); // freed without its completion: the key still ends here
+            }
             freeStack[freeCount++] = index;
         }
     }

@@ -308,6 +308,7 @@ final class CompletionLoop implements Runnable {
         Connection connection = event.connection;
         if (engine.isCloseRequested()) {
             engine.onConnectionGone();
+            LOG.warn("RPC-over-RDMA connect request from {} rejected: the transport is stopping", connection.remoteAddress());
             TransportEngine.rejectAndClose(connection);
             return;
         }
@@ -320,6 +321,8 @@ final class CompletionLoop implements Runnable {
         } catch (VerbsException | RuntimeException e) {
             engine.counters().increment(Counter.ACCEPT_FAILURES);
             engine.onConnectionGone();
+            LOG.warn("RPC-over-RDMA connect request from {} rejected: its resources could not be set up: {}",
+                    connection.remoteAddress(), e.toString());
             TransportEngine.rejectAndClose(connection);
             return;
         }
@@ -328,6 +331,8 @@ final class CompletionLoop implements Runnable {
         } catch (VerbsException | RuntimeException e) {
             engine.counters().increment(Counter.ACCEPT_FAILURES);
             engine.onConnectionGone();
+            LOG.warn("RPC-over-RDMA connect request from {} rejected: accepting it failed: {}", connection.remoteAddress(),
+                    e.toString());
             return;
         }
         connections.add(state);

@@ -3,6 +3,7 @@ package org.rpcrdma4j.verbs.disni;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -62,7 +63,14 @@ final class BackchannelRoundTrip {
         try {
             ClientConfig config = ClientConfig.builder().progressThread(true)
                     .backchannel(call -> intReply(call.getInt(0), 2 * call.getInt(40)), 1).build();
-            try (RpcRdmaClient client = RpcRdmaClient.connect(provider, transport.localAddress(), config)) {
+            RpcRdmaClient connected;
+            try {
+                connected = RpcRdmaClient.connect(provider, transport.localAddress(), config);
+            } catch (IOException e) {
+                throw new AssertionError("connecting to " + transport.localAddress() + " failed: " + e + "; server "
+                        + transport.statistics(), e);
+            }
+            try (RpcRdmaClient client = connected) {
                 for (int i = 1; i <= 3; i++) {
                     RpcReply reply = client.call(CallRequest.builder(call(0x6600 + i, PROGRAM, 21 * i)).build(), TIMEOUT);
                     ByteBuffer body = reply.body();

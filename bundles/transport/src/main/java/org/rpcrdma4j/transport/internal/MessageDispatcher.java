@@ -151,6 +151,11 @@ final class MessageDispatcher implements ReadScheduler.Listener {
     @Override
     public void onReadsFailed(ReceiveContext ctx) {
         counters.increment(Counter.CALLS_DROPPED);
+        if (connection.isOpen()) {
+            // A local failure (the strategy could not prepare a READ sink) on a connection that
+            // goes on: answer, never silence. A failed READ closes the connection instead.
+            reply(errorReplies.sendErrChunk(ctx.header().xid()));
+        }
         receivePool.recycle(ctx);
     }
 

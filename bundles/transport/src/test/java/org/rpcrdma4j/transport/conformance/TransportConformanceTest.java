@@ -677,4 +677,22 @@ public abstract class TransportConformanceTest {
         RawClient fourth = harness.connect();
         roundTrip(fourth, CallBuilder.msg(0xa02).inline(CallBuilder.bytes(8, 2))).release();
     }
+
+    @Test
+    void aCallWhoseReadSinkCannotBePreparedIsAnsweredNotDropped() throws Exception {
+        // issue #15, suspected: a call whose READ sink the strategy could not prepare (a failed
+        // registration) was dropped in silence (only CALLS_DROPPED moved); the client waited for
+        // its timeout. Now it is answered with RDMA_ERROR/ERR_CHUNK and the connection goes on.
+        config = TransportConfig.builder().completionLoops(1).build();
+        strategy = new PrepareRefusingStrategy(strategy());
+        harness = new TransportHarness(LoopbackFabric.builder().capabilities(capabilities()).build(), config, handler,
+                strategy);
+        RawClient client = harness.connect();
+        CallBuilder.msg(0xb01).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(9000, 2)).send(client, 0);
+        assertError(client, 0xb01, RpcRdma.ERR_CHUNK);
+        assertEquals(0, handler.size(), "the call is not delivered");
+        assertEquals(1, stats().get(Counter.CALLS_DROPPED));
+        assertFalse(client.isDisconnected(), "a local failure does not close the connection");
+        roundTrip(client, CallBuilder.msg(0xb02).inline(CallBuilder.bytes(8, 3))).release();
+    }
 }

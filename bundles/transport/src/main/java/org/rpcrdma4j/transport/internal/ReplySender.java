@@ -255,11 +255,12 @@ final class ReplySender {
         } catch (VerbsException e) {
             countPosted(-1);
             // Requests before the failed one were posted and complete (flushed) on their own;
-            // their staging is read-only source memory of a connection that now closes.
+            // the WRITEs among them read the staging extent until then, so the context and its
+            // extent are released by their completions (the SEND, last in the chain, failed).
             int posted = Math.max(0, e.failedIndex());
             sendQueue.unreserve(requests - posted);
             if (posted < requests) {
-                sendQueue.abandon(ctx);
+                sendQueue.abandonAfterWrites(ctx, posted);
             }
             counters.increment(Counter.POST_FAILURES);
             sendQueue.failed("posting a reply's " + (requests > 1 ? requests - 1 + " RDMA WRITE(s) and its " : "")

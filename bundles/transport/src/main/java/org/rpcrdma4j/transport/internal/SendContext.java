@@ -25,6 +25,12 @@ final class SendContext {
     private int stagingLength;
     /** Whether this SEND carries an RPC reply counted in the transport's replies in transit. */
     private boolean carriesReply;
+    /**
+     * RDMA WRITEs of this reply that were posted although its SEND was not (the chain's post
+     * failed after them): the context, and its staging extent, which those WRITEs read, are
+     * released when the last of them completes, not before.
+     */
+    int writesBeforeRelease;
 
     SendContext(int index, MemoryRegion region, int offset, int length, int maxSge) {
         this.index = index;

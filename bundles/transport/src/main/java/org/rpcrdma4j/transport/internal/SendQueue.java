@@ -117,6 +117,20 @@ final class SendQueue {
     }
 
     /** abandon() - give back a context that will not be posted, with its staging extent. */
+    /**
+     * abandonAfterWrites() - a reply's chain failed to post after {@code postedWrites} of its RDMA
+     * WRITEs: they read the context's staging extent until they complete (or flush), so the
+     * context is released by the last of their completions, never before (else the extent could
+     * be handed to another reply while the NIC still reads it for this peer).
+     */
+    void abandonAfterWrites(SendContext context, int postedWrites) {
+        if (postedWrites == 0) {
+            abandon(context);
+        } else {
+            context.writesBeforeRelease = postedWrites;
+        }
+    }
+
     void abandon(SendContext context) {
         if (context.carriesReply()) {
             context.carriesReply(false);
@@ -211,6 +225,10 @@ final class SendQueue {
      */
     boolean onWriteCompletion(WorkCompletion wc) {
         outstanding--;
+        SendContext context = contexts[WorkRequestIds.index(wc.id())];
+        if (context.writesBeforeRelease > 0 && --context.writesBeforeRelease == 0) {
+            abandon(context);
+        }
         if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;
         }

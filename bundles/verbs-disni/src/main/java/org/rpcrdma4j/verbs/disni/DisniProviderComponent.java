@@ -11,6 +11,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.VerbsDevice;
@@ -108,6 +109,11 @@ public final class DisniProviderComponent implements VerbsProvider {
     @Override
     public ConnectionManager openConnectionManager() throws VerbsException {
         return started().openConnectionManager();
+    }
+
+    @Override
+    public CompletionChannel openCompletionChannel() throws VerbsException {
+        return started().openCompletionChannel();
     }
 
     /** Unregisters, then releases the probe ids; consumers MUST have released their resources (DS unbinds them first). */

@@ -5,6 +5,7 @@ import java.util.List;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -38,6 +39,11 @@ public final class LoopbackProviderComponent implements VerbsProvider {
     @Override
     public ConnectionManager openConnectionManager() throws VerbsException {
         return provider.openConnectionManager();
+    }
+
+    @Override
+    public CompletionChannel openCompletionChannel() throws VerbsException {
+        return provider.openCompletionChannel();
     }
 
     /** Stops the fabric; consumers MUST have released their resources (DS unbinds them first). */

@@ -92,4 +92,19 @@ class CompletionChannelTest {
                     () -> channel.await(new CompletionQueue[1], 0, TimeUnit.SECONDS)).errno());
         }
     }
+
+    @Test
+    void theOsgiComponentHandsOutTheProvidersChannel() throws Exception {
+        // The DS components delegate to their provider: a method they did not pass on fell to the
+        // contract's default (EOPNOTSUPP) and the transport's loops polled in Karaf.
+        LoopbackProviderComponent component = new LoopbackProviderComponent();
+        try {
+            CompletionChannel channel = component.openCompletionChannel();
+            channel.wakeup();
+            assertEquals(0, channel.await(new CompletionQueue[1], 10, TimeUnit.SECONDS));
+            channel.close();
+        } finally {
+            component.deactivate();
+        }
+    }
 }

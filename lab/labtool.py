@@ -498,7 +498,9 @@ def report(args):
         w("A 64 MiB write (dd, direct I/O) to a hard mount (`hard,timeo=50,retrans=2`); 2 s into it: *restart* = our "
           "server's JVM killed (`kill -9`) and the same assembly started again (knfsd: `rpc.nfsd 0`, 5 s, `rpc.nfsd 8` "
           "and the RDMA listener again; kernel threads take no SIGKILL); *link-down* = the fabric's dummy interface "
-          "down for 5 s. The write must finish and the file, read back after a remount, match its source's md5. "
+          "down for 5 s. The write must finish and the file, read back after a remount, match its source's md5. knfsd's faults "
+          "use a second address of the fabric's interface (192.168.77.2): the kernel client shares one RPC client per "
+          "server address, so a mount a fault leaves hanging cannot be the one a later server's mount reuses. "
           "*client connects*: the mount's transport connect count before → after.")
         w("")
         w("| server | fault | result | detail |")

@@ -328,6 +328,26 @@ def report(args):
                 out.append(n)
         return out
 
+    # the host's 1-minute load average during each server's measured runs (lab/run samples it)
+    load = []
+    try:
+        for line in open(os.path.join(rdir, "host-load.txt")):
+            t, v = line.split()
+            load.append((float(t), float(v)))
+    except (OSError, ValueError):
+        pass
+
+    def host_load(k):
+        vals = []
+        for r in runs:
+            if r[1] == k and r[6] and r[7]:
+                try:
+                    a, b = float(r[6]), float(r[7])
+                except ValueError:
+                    continue
+                vals += [v for t, v in load if a - 15 <= t <= b + 15]
+        return sum(vals) / len(vals) if vals else None
+
     fio_fail = []
     med = {}
     for k in ran:
@@ -357,6 +377,11 @@ def report(args):
           "of the runs' percentiles. Ratios are of medians. Our TCP rows are the same runs in both fabrics' tables." % (
               "%s runs" % meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
         w("")
+        loads = ["%s %.1f" % (label(k), host_load(k)) for k in fkeys if host_load(k) is not None]
+        if loads:
+            w("Host load (1-minute load average of the 2-core host, mean over each server's measured runs): %s. "
+              "Compare servers measured under similar load only." % "; ".join(loads))
+            w("")
         w("| workload | server | MB/s | min–max | spread | IOPS | p50 µs | p99 µs | vs knfsd | vs our TCP |")
         w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for job, _, desc in JOBS:
@@ -498,7 +523,9 @@ def report(args):
         w("A 64 MiB write (dd, direct I/O) to a hard mount (`hard,timeo=50,retrans=2`); 2 s into it: *restart* = our "
           "server's JVM killed (`kill -9`) and the same assembly started again (knfsd: `rpc.nfsd 0`, 5 s, `rpc.nfsd 8` "
           "and the RDMA listener again; kernel threads take no SIGKILL); *link-down* = the fabric's dummy interface "
-          "down for 5 s. The write must finish and the file, read back after a remount, match its source's md5. "
+          "down for 5 s. The write must finish and the file, read back after a remount, match its source's md5. knfsd's faults "
+          "use a second address of the fabric's interface (192.168.77.2): the kernel client shares one RPC client per "
+          "server address, so a mount a fault leaves hanging cannot be the one a later server's mount reuses. "
           "*client connects*: the mount's transport connect count before → after.")
         w("")
         w("| server | fault | result | detail |")

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
@@ -118,7 +119,7 @@ final class CompletionLoop implements Runnable {
         return engine.strategies().active();
     }
 
-    java.util.concurrent.atomic.AtomicInteger repliesInTransit() {
+    AtomicInteger repliesInTransit() {
         return engine.repliesInTransit();
     }
 

@@ -23,6 +23,7 @@ import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ListeningEndpoint;
+import org.rpcrdma4j.verbs.QueuedConnectionEvent;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -51,7 +52,7 @@ final class DisniConnectionManager implements ConnectionManager {
     private final ReentrantLock channelLock = new ReentrantLock();
     private final Map<Long, DisniConnection> connections = new ConcurrentHashMap<>();
     private final Map<Long, DisniListeningEndpoint> listeners = new ConcurrentHashMap<>();
-    private final ArrayDeque<DisniConnectionEvent> pending = new ArrayDeque<>();
+    private final ArrayDeque<QueuedConnectionEvent> pending = new ArrayDeque<>();
     private final ByteBuffer privateData = ByteBuffer.allocateDirect(DisniExtensions.MAX_PRIVATE_DATA);
     private volatile boolean closed;
 
@@ -171,7 +172,7 @@ final class DisniConnectionManager implements ConnectionManager {
     private int deliver(ConnectionEventHandler handler, int maxEvents) {
         int delivered = 0;
         while (delivered < maxEvents) {
-            DisniConnectionEvent event;
+            QueuedConnectionEvent event;
             synchronized (pending) {
                 event = pending.poll();
             }
@@ -242,7 +243,7 @@ final class DisniConnectionManager implements ConnectionManager {
             connection.answerDisconnect();
         }
         connection.onEvent(mapped);
-        queue(new DisniConnectionEvent(mapped, connection, null, data, connection.remoteAddressOrNull(), status));
+        queue(new QueuedConnectionEvent(mapped, connection, null, data, connection.remoteAddressOrNull(), status));
     }
 
     private void onConnectRequest(RdmaCmEvent event, RdmaCmId id, int status, byte[] data) throws VerbsException {
@@ -271,7 +272,7 @@ final class DisniConnectionManager implements ConnectionManager {
             throw DisniErrors.toVerbs("connect request", e);
         }
         connection.onEvent(ConnectionEventType.CONNECT_REQUEST);
-        queue(new DisniConnectionEvent(ConnectionEventType.CONNECT_REQUEST, connection, endpoint, data, connection.remoteAddressOrNull(),
+        queue(new QueuedConnectionEvent(ConnectionEventType.CONNECT_REQUEST, connection, endpoint, data, connection.remoteAddressOrNull(),
                 status));
     }
 
@@ -280,11 +281,11 @@ final class DisniConnectionManager implements ConnectionManager {
      * asynchronous events are taken by whichever manager pumps first.
      */
     void queueQueuePairFatal(DisniConnection connection, int asyncEventType) {
-        queue(new DisniConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, connection, null, NO_PRIVATE_DATA,
+        queue(new QueuedConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, connection, null, NO_PRIVATE_DATA,
                 connection.knownRemoteAddress(), asyncEventType));
     }
 
-    private void queue(DisniConnectionEvent event) {
+    private void queue(QueuedConnectionEvent event) {
         synchronized (pending) {
             pending.add(event);
         }

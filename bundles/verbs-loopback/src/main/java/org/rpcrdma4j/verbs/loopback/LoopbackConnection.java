@@ -12,6 +12,7 @@ import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
+import org.rpcrdma4j.verbs.QueuedConnectionEvent;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
 
@@ -114,14 +115,14 @@ final class LoopbackConnection implements Connection {
             LoopbackListeningEndpoint listener = fabric.listenerAt(remoteAddress);
             if (listener == null || !listener.admitRequest()) {
                 state = State.REJECTED;
-                manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.REJECTED, this, null, null, remoteAddress, Errno.ECONNREFUSED));
+                manager.deliver(new QueuedConnectionEvent(ConnectionEventType.REJECTED, this, null, null, remoteAddress, Errno.ECONNREFUSED));
                 return;
             }
             LoopbackConnection request = new LoopbackConnection(listener.manager, true, remoteAddress, localAddress);
             if (!listener.manager.adopt(request)) {
                 listener.requestAnswered();
                 state = State.REJECTED;
-                manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.REJECTED, this, null, null, remoteAddress, Errno.ECONNREFUSED));
+                manager.deliver(new QueuedConnectionEvent(ConnectionEventType.REJECTED, this, null, null, remoteAddress, Errno.ECONNREFUSED));
                 return;
             }
             request.state = State.REQUESTED;
@@ -129,7 +130,7 @@ final class LoopbackConnection implements Connection {
             request.peer = this;
             peer = request;
             state = State.CONNECTING;
-            listener.manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.CONNECT_REQUEST, request, listener, data, localAddress, 0));
+            listener.manager.deliver(new QueuedConnectionEvent(ConnectionEventType.CONNECT_REQUEST, request, listener, data, localAddress, 0));
         } finally {
             fabric.lock.unlock();
         }
@@ -154,8 +155,8 @@ final class LoopbackConnection implements Connection {
             active.queuePair.connectTo(queuePair);
             state = State.ESTABLISHED;
             active.state = State.ESTABLISHED;
-            manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.ESTABLISHED, this, null, null, remoteAddress, 0));
-            active.manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.ESTABLISHED, active, null, data, active.remoteAddress, 0));
+            manager.deliver(new QueuedConnectionEvent(ConnectionEventType.ESTABLISHED, this, null, null, remoteAddress, 0));
+            active.manager.deliver(new QueuedConnectionEvent(ConnectionEventType.ESTABLISHED, active, null, data, active.remoteAddress, 0));
             fabric.workPosted();
         } finally {
             fabric.lock.unlock();
@@ -242,7 +243,7 @@ final class LoopbackConnection implements Connection {
             return;
         }
         queuePair.enterError();
-        manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, this, null, null, remoteAddress, ibvEventQpFatal));
+        manager.deliver(new QueuedConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, this, null, null, remoteAddress, ibvEventQpFatal));
     }
 
     private void disconnectLocked() {
@@ -255,12 +256,12 @@ final class LoopbackConnection implements Connection {
         }
         state = State.DISCONNECTED;
         queuePair.enterError();
-        manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.DISCONNECTED, this, null, null, remoteAddress, 0));
+        manager.deliver(new QueuedConnectionEvent(ConnectionEventType.DISCONNECTED, this, null, null, remoteAddress, 0));
         LoopbackConnection other = peer;
         if (other != null && other.state == State.ESTABLISHED) {
             other.state = State.DISCONNECTED;
             other.queuePair.enterError();
-            other.manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.DISCONNECTED, other, null, null, other.remoteAddress, 0));
+            other.manager.deliver(new QueuedConnectionEvent(ConnectionEventType.DISCONNECTED, other, null, null, other.remoteAddress, 0));
         }
         fabric.workPosted();
     }
@@ -270,7 +271,7 @@ final class LoopbackConnection implements Connection {
         if (active != null && active.state == State.CONNECTING) {
             active.state = State.REJECTED;
             active.peer = null;
-            active.manager.deliver(new LoopbackConnectionEvent(ConnectionEventType.REJECTED, active, null, data, active.remoteAddress, Errno.ECONNREFUSED));
+            active.manager.deliver(new QueuedConnectionEvent(ConnectionEventType.REJECTED, active, null, data, active.remoteAddress, Errno.ECONNREFUSED));
         }
         peer = null;
     }

@@ -14,6 +14,7 @@ import org.rpcrdma4j.verbs.ConnectionEventHandler;
 import org.rpcrdma4j.verbs.ConnectionManager;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.ListeningEndpoint;
+import org.rpcrdma4j.verbs.QueuedConnectionEvent;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -24,7 +25,7 @@ import org.rpcrdma4j.verbs.VerbsException;
 final class LoopbackConnectionManager implements ConnectionManager {
     final LoopbackFabric fabric;
     private final Condition eventsAvailable;
-    private final ArrayDeque<LoopbackConnectionEvent> events = new ArrayDeque<>();
+    private final ArrayDeque<QueuedConnectionEvent> events = new ArrayDeque<>();
     private final Set<LoopbackConnection> connections = new LinkedHashSet<>();
     private final Set<LoopbackListeningEndpoint> endpoints = new LinkedHashSet<>();
     private boolean closed;
@@ -73,7 +74,7 @@ final class LoopbackConnectionManager implements ConnectionManager {
     public int pollEvents(ConnectionEventHandler handler, int maxEvents) throws VerbsException {
         int delivered = 0;
         while (delivered < maxEvents) {
-            LoopbackConnectionEvent event = nextEvent();
+            QueuedConnectionEvent event = nextEvent();
             if (event == null) {
                 break;
             }
@@ -119,7 +120,7 @@ final class LoopbackConnectionManager implements ConnectionManager {
     }
 
     /** Under the fabric lock: queues an event for this manager's handler. Dropped once closed. */
-    void deliver(LoopbackConnectionEvent event) {
+    void deliver(QueuedConnectionEvent event) {
         if (!closed) {
             events.addLast(event);
             eventsAvailable.signalAll();
@@ -145,7 +146,7 @@ final class LoopbackConnectionManager implements ConnectionManager {
         endpoints.remove(endpoint);
     }
 
-    private LoopbackConnectionEvent nextEvent() throws VerbsException {
+    private QueuedConnectionEvent nextEvent() throws VerbsException {
         fabric.lock.lock();
         try {
             checkOpen();

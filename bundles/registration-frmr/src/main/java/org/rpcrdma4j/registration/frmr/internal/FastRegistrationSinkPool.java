@@ -2,6 +2,7 @@ package org.rpcrdma4j.registration.frmr.internal;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.transport.spi.AbstractSinkPool;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
@@ -23,35 +24,24 @@ import org.rpcrdma4j.verbs.VerbsException;
  * allocated again), so a stale key never survives. Ownership: owns the regions, closed by
  * {@link #close()}. Confined to the transport's completion thread.
  */
-public final class FastRegistrationSinkPool implements SinkPool {
-    private final RegistrationStrategy strategy;
+public final class FastRegistrationSinkPool extends AbstractSinkPool {
     private final ProtectionDomain pd;
-    private final int sinkLength;
     private final int access;
     private final boolean readWithInvalidate;
     private final FrSink[] sinks;
-    private final int[] freeStack;
-    private int freeCount;
     private int validKeys;
-    private boolean closed;
 
     private FastRegistrationSinkPool(RegistrationStrategy strategy, ProtectionDomain pd, ByteBuffer slab,
                                      FastRegistrationRegion[] regions, int sinkLength) {
-        this.strategy = strategy;
+        super(strategy, slab, regions.length, sinkLength);
         this.pd = pd;
-        this.sinkLength = sinkLength;
         this.access = SinkAccess.of(pd);
         this.readWithInvalidate = pd.device().capabilities().transportType() == TransportType.IWARP;
         this.sinks = new FrSink[regions.length];
-        this.freeStack = new int[regions.length];
-        ByteBuffer readOnly = slab.asReadOnlyBuffer();
         for (int i = 0; i < regions.length; i++) {
-            sinks[i] = new FrSink(i, slab, i * sinkLength, readOnly.slice(i * sinkLength, sinkLength), regions[i]);
+            sinks[i] = new FrSink(i, slab, offsetOf(i), dataOf(i), regions[i]);
+            install(i, sinks[i]);
         }
-        for (int i = 0; i < regions.length; i++) {
-            freeStack[i] = regions.length - 1 - i;
-        }
-        freeCount = regions.length;
     }
 
     /**
@@ -79,44 +69,12 @@ public final class FastRegistrationSinkPool implements SinkPool {
     }
 
     @Override
-    public RegistrationStrategy strategy() {
-        return strategy;
-    }
-
-    @Override
-    public int sinkLength() {
-        return sinkLength;
-    }
-
-    @Override
-    public ReadSink allocate() {
-        return closed || freeCount == 0 ? null : sinks[freeStack[--freeCount]];
-    }
-
-    @Override
-    public int outstanding() {
-        return sinks.length - freeCount;
-    }
-
-    @Override
-    public int capacity() {
-        return sinks.length;
-    }
-
-    @Override
     public int liveRegistrations() {
         return validKeys;
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        if (outstanding() != 0) {
-            throw new IllegalStateException(outstanding() + " sinks are still outstanding");
-        }
-        closed = true;
+    protected void releaseRegistrations() {
         for (FrSink s : sinks) {
             closeQuietly(s.region);
             s.region = null;
@@ -193,7 +151,7 @@ public final class FastRegistrationSinkPool implements SinkPool {
         private void replaceRegion() {
             closeQuietly(region);
             try {
-                region = pd.allocateFastRegistrationRegion(sinkLength);
+                region = pd.allocateFastRegistrationRegion(sinkLength());
             } catch (VerbsException e) {
                 region = null;
             }
@@ -206,7 +164,7 @@ public final class FastRegistrationSinkPool implements SinkPool {
 
         @Override
         public void free() {
-            freeStack[freeCount++] = index;
+            recycle(index);
         }
     }
 }

@@ -2,6 +2,7 @@ package org.rpcrdma4j.registration.frmr.internal;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.transport.spi.AbstractSinkPool;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
@@ -9,8 +10,6 @@ import org.rpcrdma4j.transport.spi.SinkPool;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
-import org.rpcrdma4j.verbs.SendOpcode;
-import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * PerRequestSinkPool - FRMR without fast registration (user-space verbs): each sink window is
@@ -20,31 +19,17 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Registration is a system call per READ: slower than fast registration, same contract.
  * Ownership: owns at most one registration per sink in flight. Confined to the completion thread.
  */
-public final class PerRequestSinkPool implements SinkPool {
-    private final RegistrationStrategy strategy;
+public final class PerRequestSinkPool extends AbstractSinkPool {
     private final ProtectionDomain pd;
-    private final int sinkLength;
     private final int access;
-    private final PrSink[] sinks;
-    private final int[] freeStack;
-    private int freeCount;
-    private int registered;
-    private boolean closed;
 
     private PerRequestSinkPool(RegistrationStrategy strategy, ProtectionDomain pd, int count, int sinkLength) {
-        this.strategy = strategy;
+        super(strategy, ByteBuffer.allocateDirect(count * sinkLength), count, sinkLength);
         this.pd = pd;
-        this.sinkLength = sinkLength;
         this.access = SinkAccess.of(pd);
-        this.sinks = new PrSink[count];
-        this.freeStack = new int[count];
-        ByteBuffer slab = ByteBuffer.allocateDirect(count * sinkLength);
         for (int i = 0; i < count; i++) {
-            ByteBuffer window = slab.slice(i * sinkLength, sinkLength);
-            sinks[i] = new PrSink(i, window, window.asReadOnlyBuffer());
-            freeStack[i] = count - 1 - i;
+            install(i, new PrSink(i, windowOf(i), dataOf(i)));
         }
-        freeCount = count;
     }
 
     /**
@@ -58,41 +43,13 @@ public final class PerRequestSinkPool implements SinkPool {
     }
 
     @Override
-    public RegistrationStrategy strategy() {
-        return strategy;
-    }
-
-    @Override
-    public int sinkLength() {
-        return sinkLength;
-    }
-
-    @Override
-    public ReadSink allocate() {
-        return closed || freeCount == 0 ? null : sinks[freeStack[--freeCount]];
-    }
-
-    @Override
-    public int outstanding() {
-        return sinks.length - freeCount;
-    }
-
-    @Override
-    public int capacity() {
-        return sinks.length;
-    }
-
-    @Override
     public int liveRegistrations() {
-        return registered;
+        return perReadRegistrations();
     }
 
     @Override
-    public void close() {
-        if (outstanding() != 0) {
-            throw new IllegalStateException(outstanding() + " sinks are still outstanding");
-        }
-        closed = true;
+    protected void releaseRegistrations() {
+        // every registration ends with its READ: nothing lives as long as the pool
     }
 
     /** One window, registered for the duration of one READ. */
@@ -115,28 +72,14 @@ public final class PerRequestSinkPool implements SinkPool {
 
         @Override
         public boolean prepareRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
-            try {
-                region = pd.registerMemory(window, access);
-            } catch (VerbsException e) {
-                return false;
-            }
-            registered++;
-            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(region, 0, length);
-            return true;
+            region = registerForOneRead(pd, window, access, chain, length, remoteAddress, rkey);
+            return region != null;
         }
 
         @Override
         public void readCompleted(boolean success) {
-            if (region == null) {
-                return;
-            }
-            try {
-                region.deregister();
-            } catch (VerbsException e) {
-                // Deregistration refused: the key dies with the protection domain; do not retry it.
-            }
+            deregisterAfterRead(region);
             region = null;
-            registered--;
         }
 
         @Override
@@ -146,7 +89,8 @@ public final class PerRequestSinkPool implements SinkPool {
 
         @Override
         public void free() {
-            freeStack[freeCount++] = index;
+            readCompleted(false); // freed without its completion: the key still ends here
+            recycle(index);
         }
     }
 }

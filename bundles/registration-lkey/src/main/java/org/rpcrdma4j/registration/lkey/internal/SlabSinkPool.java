@@ -2,6 +2,7 @@ package org.rpcrdma4j.registration.lkey.internal;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.transport.spi.AbstractSinkPool;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
@@ -29,38 +30,24 @@ import org.rpcrdma4j.verbs.VerbsException;
  * per-READ registrations (iWARP), released by {@link ReadSink#readCompleted}. Confined to the
  * transport's completion thread.
  */
-public final class SlabSinkPool implements SinkPool {
+public final class SlabSinkPool extends AbstractSinkPool {
     /** The access of a per-READ registration on iWARP, where the READ response is placed like a remote write. */
     private static final int PER_READ_ACCESS = Access.LOCAL_WRITE | Access.REMOTE_WRITE;
 
-    private final RegistrationStrategy strategy;
     private final ProtectionDomain pd;
     /** The slab's lifetime registration (LOCAL_WRITE only), or null when sinks are registered per READ. */
     private final MemoryRegion region;
-    private final int sinkLength;
     private final int pageSize;
-    private final SlabSink[] sinks;
-    private final int[] freeStack;
-    private int freeCount;
-    private int perReadRegistrations;
-    private boolean closed;
 
     private SlabSinkPool(RegistrationStrategy strategy, ProtectionDomain pd, ByteBuffer slab, MemoryRegion region,
                          int count, int sinkLength, int pageSize) {
-        this.strategy = strategy;
+        super(strategy, slab, count, sinkLength);
         this.pd = pd;
         this.region = region;
-        this.sinkLength = sinkLength;
         this.pageSize = pageSize;
-        this.sinks = new SlabSink[count];
-        this.freeStack = new int[count];
-        ByteBuffer readOnly = slab.asReadOnlyBuffer();
         for (int i = 0; i < count; i++) {
-            sinks[i] = new SlabSink(i, i * sinkLength, slab.slice(i * sinkLength, sinkLength),
-                    readOnly.slice(i * sinkLength, sinkLength));
-            freeStack[i] = count - 1 - i;
+            install(i, new SlabSink(i, offsetOf(i), windowOf(i), dataOf(i)));
         }
-        freeCount = count;
     }
 
     /**
@@ -94,44 +81,12 @@ public final class SlabSinkPool implements SinkPool {
     }
 
     @Override
-    public RegistrationStrategy strategy() {
-        return strategy;
-    }
-
-    @Override
-    public int sinkLength() {
-        return sinkLength;
-    }
-
-    @Override
-    public ReadSink allocate() {
-        return closed || freeCount == 0 ? null : sinks[freeStack[--freeCount]];
-    }
-
-    @Override
-    public int outstanding() {
-        return sinks.length - freeCount;
-    }
-
-    @Override
-    public int capacity() {
-        return sinks.length;
-    }
-
-    @Override
     public int liveRegistrations() {
-        return perReadRegistrations + (region == null || closed ? 0 : 1);
+        return perReadRegistrations() + (region == null || isClosed() ? 0 : 1);
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        if (outstanding() != 0) {
-            throw new IllegalStateException(outstanding() + " sinks are still outstanding");
-        }
-        closed = true;
+    protected void releaseRegistrations() {
         if (region == null) {
             return;
         }
@@ -166,7 +121,9 @@ public final class SlabSinkPool implements SinkPool {
         @Override
         public boolean prepareRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
             if (region == null) {
-                return prepareRegisteredRead(chain, length, remoteAddress, rkey);
+                // iWARP: a fresh key for this window that the peer learns from this READ only
+                readRegion = registerForOneRead(pd, window, PER_READ_ACCESS, chain, length, remoteAddress, rkey);
+                return readRegion != null;
             }
             SendWorkRequest read = chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey);
             for (int at = 0; at < length; at += pageSize) {
@@ -175,30 +132,10 @@ public final class SlabSinkPool implements SinkPool {
             return true;
         }
 
-        /** iWARP: register the window (a fresh key the peer learns from this READ only) and read into it. */
-        private boolean prepareRegisteredRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
-            try {
-                readRegion = pd.registerMemory(window, PER_READ_ACCESS);
-            } catch (VerbsException e) {
-                return false;
-            }
-            perReadRegistrations++;
-            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(readRegion, 0, length);
-            return true;
-        }
-
         @Override
         public void readCompleted(boolean success) {
-            if (readRegion == null) {
-                return; // the slab stays registered: nothing to undo
-            }
-            try {
-                readRegion.deregister();
-            } catch (VerbsException e) {
-                // Refused: the key dies with the protection domain; retrying would not help.
-            }
+            deregisterAfterRead(readRegion); // the slab's own registration stays: nothing to undo there
             readRegion = null;
-            perReadRegistrations--;
         }
 
         @Override
@@ -208,10 +145,8 @@ public final class SlabSinkPool implements SinkPool {
 
         @Override
         public void free() {
-            if (readRegion != null) {
-                readCompleted(false); // freed without its completion: the key still ends here
-            }
-            freeStack[freeCount++] = index;
+            readCompleted(false); // freed without its completion: a per-READ key still ends here
+            recycle(index);
         }
     }
 }

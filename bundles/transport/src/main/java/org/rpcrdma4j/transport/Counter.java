@@ -25,6 +25,13 @@ public enum Counter {
     READ_ORD_STALLS,
     /** Times no read sinks were free for the next call's READs (once per episode). */
     READ_SINK_STARVATION,
+    /**
+     * Times a connection's next call with read chunks waited because the connection already held
+     * its share of the loop's READ sinks (what its credits justify, at most a fair part of the pool
+     * when other connections use it): it waits for its own calls' sinks, not for the other
+     * connections' (once per episode).
+     */
+    READ_SINK_SHARE_WAITS,
     /** READs that completed in error (not counting flushes). */
     READ_ERRORS,
     /**
@@ -79,6 +86,12 @@ public enum Counter {
     WRITE_BYTES,
     /** Times a reply waited for reply staging memory (once per episode). */
     REPLY_STAGING_STARVATION,
+    /**
+     * Times a connection's next reply waited because the connection already held its share of the
+     * loop's reply staging memory (what its credits justify, at most a fair part of the slab when
+     * other connections use it): it waits for its own replies' SENDs to complete (once per episode).
+     */
+    REPLY_STAGING_SHARE_WAITS,
     /** Send-queue completions in error (not counting flushes). */
     SEND_ERRORS,
     /** Posts (or polls) refused by the provider. */

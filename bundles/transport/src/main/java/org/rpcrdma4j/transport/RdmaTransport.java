@@ -171,8 +171,8 @@ public final class RdmaTransport implements AutoCloseable {
      * @return the snapshot
      */
     public ResourceUsage usage() {
-        int[] u = engine.usage();
-        return new ResourceUsage(u[0], u[1], u[2], u[3], u[4], u[5], u[6]);
+        long[] u = engine.usage();
+        return new ResourceUsage((int) u[0], (int) u[1], (int) u[2], (int) u[3], (int) u[4], (int) u[5], (int) u[6], u[7]);
     }
 
     /**

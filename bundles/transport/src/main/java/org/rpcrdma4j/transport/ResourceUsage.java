@@ -12,7 +12,16 @@ package org.rpcrdma4j.transport;
  * @param sinkRegistrations registrations the sink pools hold (slabs, valid fast-registration keys,
  *        per-request regions)
  * @param connections connections not yet removed
+ * @param registeredBytes bytes of memory the transport holds registered: every connection's
+ *        receive and send buffers, and every loop's pools (READ sinks: capacity x sink length of
+ *        each live pool; the reply staging slab once registered)
  */
 public record ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
-                            int outstandingSinks, int sinkRegistrations, int connections) {
+                            int outstandingSinks, int sinkRegistrations, int connections, long registeredBytes) {
+    /** The usage without the registered bytes (0), for comparisons that leave them out. */
+    public ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
+                         int outstandingSinks, int sinkRegistrations, int connections) {
+        this(heldReceiveContexts, postedReceives, sendBuffersInUse, readsInFlight, outstandingSinks, sinkRegistrations,
+                connections, 0);
+    }
 }

@@ -21,6 +21,10 @@ public final class TransportConfig {
     public static final int MAX_COMPLETION_LOOPS = 64;
     /** Cap of the default number of completion loops (one per CPU). */
     public static final int DEFAULT_MAX_COMPLETION_LOOPS = 8;
+    /** Bytes of READ sinks per loop, device and strategy when {@code readSinkCount} is 0 (the default): 24 MiB. */
+    public static final int AUTO_READ_POOL_BYTES = 24 << 20;
+    /** Most READ sinks of one pool. */
+    public static final int MAX_READ_SINKS = 65536;
     /** The defaults. */
     public static final TransportConfig DEFAULTS = builder().build();
 
@@ -110,7 +114,12 @@ public final class TransportConfig {
         return sendBuffers;
     }
 
-    /** @return READ sinks per protection domain and strategy (default 64) */
+    /**
+     * @return READ sinks per completion loop, device and strategy; 0 (the default): as many as
+     *         hold {@link #AUTO_READ_POOL_BYTES} (24 MiB) at the sink length the strategy chooses,
+     *         so one client keeping 16 x 1 MiB in flight fits within its share (three quarters of
+     *         the pool) and a quarter stays for the loop's other connections
+     */
     public int readSinkCount() {
         return readSinkCount;
     }
@@ -131,9 +140,10 @@ public final class TransportConfig {
     }
 
     /**
-     * @return bytes of registered memory per device that replies' RDMA WRITE data (write chunk
-     *         and reply chunk) is staged in; bounds the largest reply and the data in flight
-     *         (default 16 MiB)
+     * @return bytes of registered memory per completion loop and device that replies' RDMA WRITE
+     *         data (write chunk and reply chunk) is staged in; bounds the largest reply and the
+     *         data in flight; each connection holds at most its share (default 24 MiB: 16 x 1 MiB
+     *         replies of one client fit within its share of three quarters)
      */
     public int replyStagingBytes() {
         return replyStagingBytes;
@@ -219,11 +229,11 @@ public final class TransportConfig {
         private int repostBatch = 8;
         private int maxOutstandingReads = 16;
         private int sendBuffers = 16;
-        private int readSinkCount = 64;
+        private int readSinkCount;
         private int readSinkLength = 256 * 1024;
         private int sinkPageSize = 4096;
         private int completionBatch = 32;
-        private int replyStagingBytes = 16 << 20;
+        private int replyStagingBytes = 24 << 20;
         private int completionLoops = defaultCompletionLoops();
         private int stallTimeoutSeconds = 30;
         private int maxConnections = 1024;
@@ -275,9 +285,13 @@ public final class TransportConfig {
             return this;
         }
 
-        /** @param value 1..65536 @return this builder */
+        /**
+         * @param value READ sinks per completion loop, device and strategy, 1..65536; 0: as many as
+         *        hold {@value TransportConfig#AUTO_READ_POOL_BYTES} bytes at the strategy's sink length
+         * @return this builder
+         */
         public Builder readSinkCount(int value) {
-            readSinkCount = range("readSinkCount", value, 1, 65536);
+            readSinkCount = range("readSinkCount", value, 0, MAX_READ_SINKS);
             return this;
         }
 
@@ -313,8 +327,8 @@ public final class TransportConfig {
 
         /**
          * @param value completion loops (threads) serving the connections, 1..64, or 0 for one per
-         *        CPU at most {@value TransportConfig#DEFAULT_MAX_COMPLETION_LOOPS}; the pools per
-         *        device (READ sinks, reply staging) are divided among them
+         *        CPU at most {@value TransportConfig#DEFAULT_MAX_COMPLETION_LOOPS}; each loop has its
+         *        own pools per device (READ sinks, reply staging), shared by its connections
          * @return this builder
          */
         public Builder completionLoops(int value) {

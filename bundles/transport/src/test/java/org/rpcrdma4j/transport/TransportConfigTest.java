@@ -17,6 +17,8 @@ class TransportConfigTest {
         assertEquals(2, c.backchannelCredits(), "as Linux: 2 backward calls per connection");
         assertEquals(16, c.maxOutstandingReads());
         assertEquals(8, c.repostBatch());
+        assertEquals(0, c.readSinkCount(), "0: sized by bytes, 24 MiB per loop at the strategy's sink length");
+        assertEquals(24 << 20, c.replyStagingBytes(), "16 x 1 MiB replies of one client fit its share (three quarters)");
     }
 
     @Test
@@ -27,6 +29,8 @@ class TransportConfigTest {
         assertMessage("maxOutstandingReads", () -> TransportConfig.builder().maxOutstandingReads(0));
         assertMessage("sinkPageSize", () -> TransportConfig.builder().sinkPageSize(3000));
         assertMessage("readSinkLength", () -> TransportConfig.builder().readSinkLength(4097));
+        assertMessage("readSinkCount", () -> TransportConfig.builder().readSinkCount(-1));
+        assertMessage("readSinkCount", () -> TransportConfig.builder().readSinkCount(65537));
         assertMessage("receiveContexts", () -> TransportConfig.builder().credits(64).receiveContexts(10).build());
         assertMessage("inlineReceiveThreshold",
                 () -> TransportConfig.builder().receiveContexts(8192).inlineReceiveThreshold(256 * 1024).build());

@@ -346,28 +346,26 @@ final class CompletionLoop implements Runnable {
                 return devices.get(i);
             }
         }
-        int loops = engine.loopCount();
-        SinkPoolParameters parameters = new SinkPoolParameters(share(config.readSinkCount(), loops, 1),
-                config.readSinkLength(), config.sinkPageSize(), QueuePairSizing.readSgeLimit(device.capabilities()));
-        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters,
-                (int) Math.max(64 * 1024, share(config.replyStagingBytes(), loops, 64 * 1024)));
+        // Each loop has its own pools of the configured size (per loop and device), shared by its
+        // connections through per-connection shares (PoolShare).
+        boolean auto = config.readSinkCount() == 0;
+        SinkPoolParameters parameters = new SinkPoolParameters(auto ? 1 : config.readSinkCount(), config.readSinkLength(),
+                config.sinkPageSize(), QueuePairSizing.readSgeLimit(device.capabilities()));
+        DeviceResources resources = new DeviceResources(device, device.allocateProtectionDomain(), parameters, auto,
+                config.replyStagingBytes());
         devices.add(resources);
         return resources;
     }
 
-    /** @return this loop's share of a per-device total: the total divided among the loops, at least {@code min} */
-    static int share(long total, int loops, int min) {
-        return (int) Math.max(min, (total + loops - 1) / loops);
-    }
-
     /** addUsage() - the loop's part of {@link TransportEngine#usage()}; loop thread or while stopped. */
-    void addUsage(int[] usage) {
+    void addUsage(long[] usage) {
         for (int i = 0; i < connections.size(); i++) {
             connections.get(i).addUsage(usage);
         }
         for (DeviceResources d : devices) {
             usage[4] += d.outstandingSinks();
             usage[5] += d.liveRegistrations();
+            usage[7] += d.registeredBytes();
         }
         usage[6] += connections.size();
     }

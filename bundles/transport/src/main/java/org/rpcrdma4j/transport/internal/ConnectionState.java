@@ -66,6 +66,8 @@ public final class ConnectionState implements RdmaConnection {
     private ReadScheduler readScheduler;
     private MessageDispatcher dispatcher;
     private ReplySender replySender;
+    /** This connection's share of the loop's reply staging slab. */
+    private ReplyStaging replyStaging;
     /** Replies sent by RPC-layer threads, taken over by the completion thread in {@link #doWork}. */
     private final ConcurrentLinkedQueue<ReplyJob> submittedReplies = new ConcurrentLinkedQueue<>();
     private QueuePair queuePair;
@@ -117,16 +119,17 @@ public final class ConnectionState implements RdmaConnection {
             receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
                     config.inlineReceiveThreshold(), config.credits() + config.backchannelCredits(), config.repostBatch(),
                     config.limits(), counters);
+            replyStaging = new ReplyStaging(device.replyStaging(), config.credits(), counters);
             sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
-                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), device.replyStaging(), counters,
+                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), replyStaging, counters,
                     loop.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
             dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters, backchannel);
             replySender = new ReplySender(new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER), new ParsedHeader(config.limits()), sendQueue,
-                    device.replyStaging(), errorReplies, counters, loop.repliesInTransit(), config.credits(),
+                    replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
-                    sendQueue, counters, dispatcher);
+                    config.credits(), config.limits().maxReadBytes(), sendQueue, counters, dispatcher);
             dispatcher.attach(readScheduler);
             queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));
             sendQueue.attach(queuePair);
@@ -424,6 +427,7 @@ public final class ConnectionState implements RdmaConnection {
         replySender.dropAll();
         dropSubmittedReplies();
         readScheduler.failAll();
+        replyStaging.close();
         backchannel.close();
         try {
             connection.disconnect();
@@ -517,6 +521,7 @@ public final class ConnectionState implements RdmaConnection {
         closeQuietly(completionQueue);
         receivePool.deregister();
         sendQueue.deregister();
+        replyStaging.close();
         phase = CLOSED;
         counters.increment(Counter.CONNECTIONS_CLOSED);
         logLifecycle("closed", closeReason);
@@ -593,12 +598,26 @@ public final class ConnectionState implements RdmaConnection {
         loop.wakeup();
     }
 
-    /** @return a snapshot of the pools, for leak checks; completion thread only */
-    void addUsage(int[] usage) {
+    /** addUsage() - a snapshot of the pools, for leak checks; completion thread only */
+    void addUsage(long[] usage) {
         usage[0] += receivePool.held();
         usage[1] += receivePool.posted();
         usage[2] += sendQueue.buffersInUse();
         usage[3] += readScheduler.inFlight();
+        if (phase < CLOSED) {
+            usage[7] += (long) config.receiveContexts() * config.inlineReceiveThreshold()
+                    + (long) config.sendBuffers() * sendQueue.bufferLength();
+        }
+    }
+
+    /** @return READ sinks this connection holds (its share of the loop's pools in use); loop thread */
+    long heldSinks() {
+        return readScheduler.heldSinks();
+    }
+
+    /** @return reply staging bytes this connection holds */
+    long heldStagingBytes() {
+        return replyStaging.held();
     }
 
     @Override

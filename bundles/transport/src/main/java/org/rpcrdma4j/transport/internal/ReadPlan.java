@@ -29,6 +29,8 @@ final class ReadPlan {
     private boolean failed;
     private boolean queued;
     private StrategyPool pool;
+    /** The connection's share of {@link #pool} the sinks are counted against, while any is held. */
+    private PoolShare.Account account;
 
     ReadPlan(RpcRdmaLimits limits) {
         chunkFirstPiece = new int[limits.maxReadChunks()];
@@ -101,17 +103,20 @@ final class ReadPlan {
     /**
      * allocateSinks() - take every sink the plan needs at once, or none: a call never holds part
      * of the pool while it waits for the rest, so calls of different connections cannot starve
-     * each other.
+     * each other. The sinks are counted against the connection's share until they are freed.
      *
+     * @param share the connection's account in this plan's pool ({@link ReadScheduler} admitted the call)
      * @return true when every piece has its sink
      */
-    boolean allocateSinks() {
+    boolean allocateSinks(PoolShare.Account share) {
         if (pool.free() < pieceCount) {
             return false;
         }
         for (int i = 0; i < pieceCount; i++) {
             pieceSink[i] = pool.allocate();
         }
+        account = share;
+        share.took(pieceCount);
         return true;
     }
 
@@ -121,11 +126,17 @@ final class ReadPlan {
 
     /** freeSinks() - return every sink taken; safe to call twice. */
     void freeSinks() {
+        int freed = 0;
         for (int i = 0; i < pieceCount; i++) {
             if (pieceSink[i] != null) {
                 pieceSink[i].free();
                 pieceSink[i] = null;
+                freed++;
             }
+        }
+        if (account != null) {
+            account.gave(freed);
+            account = null;
         }
     }
 

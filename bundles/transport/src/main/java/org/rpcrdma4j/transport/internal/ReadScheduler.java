@@ -1,6 +1,8 @@
 package org.rpcrdma4j.transport.internal;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
@@ -18,6 +20,12 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * when every chain of its READs has completed; a failed chain fails its call, which is dropped
  * once nothing of it is in flight. Nothing blocks: {@link #pump()} runs again after every batch of
  * completions and every release.
+ *
+ * <p>The sinks are shared with the loop's other connections ({@link PoolShare}): the head call
+ * takes its sinks only when this connection is within its share of the pool (what its credits
+ * justify, at most a fair part of the pool when others compete); past it, the call waits for this
+ * connection's own releases (counted: {@link Counter#READ_SINK_SHARE_WAITS}), so a greedy or
+ * stalled connection cannot hold every sink and delay the others' READs.
  *
  * <p>Each READ slot remembers its call and sink, and the sink its strategy's pool. Confined to the
  * completion thread.
@@ -59,8 +67,17 @@ final class ReadScheduler {
     private final int[] freeSlots;
     private int freeSlotCount;
     private Counter stalled;
+    /** The most one call may pull, and the credits granted: what the connection's share is measured by. */
+    private final long maxReadBytes;
+    private final int credits;
+    /** This connection's account in each pool it used (one, unless the strategy changed). */
+    private final List<StrategyPool> sharedPools = new ArrayList<>(2);
+    private final List<PoolShare.Account> accounts = new ArrayList<>(2);
 
-    ReadScheduler(int ord, int maxReadSge, int maxCalls, SendQueue sendQueue, Counters counters, Listener listener) {
+    ReadScheduler(int ord, int maxReadSge, int maxCalls, int credits, long maxReadBytes, SendQueue sendQueue,
+                  Counters counters, Listener listener) {
+        this.credits = credits;
+        this.maxReadBytes = maxReadBytes;
         this.queue = new ArrayDeque<>(maxCalls);
         this.sendQueue = sendQueue;
         this.counters = counters;
@@ -107,13 +124,13 @@ final class ReadScheduler {
                 continue;
             }
             if (!plan.hasSinks() && plan.pool().isRetired()) {
+                accountIn(plan.pool()).stopWaiting();
                 if (!listener.onPoolRetired(head)) {
                     queue.pollFirst();
                 }
                 continue;
             }
-            if (!plan.hasSinks() && !plan.allocateSinks()) {
-                stall(Counter.READ_SINK_STARVATION);
+            if (!plan.hasSinks() && !takeSinks(plan)) {
                 break;
             }
             if (freeSlotCount == 0) {
@@ -130,8 +147,66 @@ final class ReadScheduler {
         }
         if (queue.isEmpty()) {
             stalled = null;
+            for (int i = 0; i < accounts.size(); i++) {
+                accounts.get(i).stopWaiting();
+            }
         }
         return posted;
+    }
+
+    /**
+     * takeSinks() - the head call takes its sinks if this connection's share and the pool allow.
+     *
+     * @return true when it holds them
+     */
+    private boolean takeSinks(ReadPlan plan) {
+        StrategyPool pool = plan.pool();
+        PoolShare.Account account = accountIn(pool);
+        switch (account.admit(plan.pieceCount(), pool.free())) {
+            case OVER_SHARE:
+                stall(Counter.READ_SINK_SHARE_WAITS);
+                return false;
+            case POOL_EMPTY:
+                stall(Counter.READ_SINK_STARVATION);
+                return false;
+            default:
+                if (!plan.allocateSinks(account)) {
+                    account.admit(plan.pieceCount(), 0);
+                    stall(Counter.READ_SINK_STARVATION);
+                    return false;
+                }
+                return true;
+        }
+    }
+
+    /** @return this connection's account in {@code pool}, opened on first use (closed pools' idle accounts dropped) */
+    private PoolShare.Account accountIn(StrategyPool pool) {
+        for (int i = 0; i < sharedPools.size(); i++) {
+            if (sharedPools.get(i) == pool) {
+                return accounts.get(i);
+            }
+        }
+        for (int i = sharedPools.size() - 1; i >= 0; i--) {
+            PoolShare.Account a = accounts.get(i);
+            if (sharedPools.get(i).isClosed() && a.held() == 0 && !a.waiting()) {
+                sharedPools.remove(i);
+                accounts.remove(i);
+            }
+        }
+        long perCall = Math.max(1, (maxReadBytes + pool.sinkLength() - 1) / pool.sinkLength());
+        PoolShare.Account account = pool.share().account(Math.min(Integer.MAX_VALUE, perCall * credits));
+        sharedPools.add(pool);
+        accounts.add(account);
+        return account;
+    }
+
+    /** @return sinks this connection holds in every pool (for its usage line and tests) */
+    long heldSinks() {
+        long n = 0;
+        for (int i = 0; i < accounts.size(); i++) {
+            n += accounts.get(i).held();
+        }
+        return n;
     }
 
     /** stall() - count a hold-up once per episode, not once per pass while it lasts. */
@@ -252,6 +327,9 @@ final class ReadScheduler {
      * flight are dropped now, the others when their chains flush.
      */
     void failAll() {
+        for (int i = 0; i < accounts.size(); i++) {
+            accounts.get(i).stopWaiting();
+        }
         ReceiveContext ctx;
         while ((ctx = queue.pollFirst()) != null) {
             ctx.readPlan().fail();

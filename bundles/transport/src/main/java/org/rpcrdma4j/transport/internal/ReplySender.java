@@ -76,7 +76,6 @@ final class ReplySender {
     private boolean invalidate;
 
     private boolean starvedBuffers;
-    private boolean starvedStaging;
 
     ReplySender(HeaderDecoder decoder, ParsedHeader scratch, SendQueue sendQueue, ReplyStaging staging,
                 ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
@@ -231,14 +230,10 @@ final class ReplySender {
             }
             extent = staging.allocate(stagingBytes);
             if (extent < 0) {
+                // Waits for this connection's share or for the slab (the staging counts which).
                 sendQueue.abandon(ctx);
-                if (!starvedStaging) {
-                    starvedStaging = true;
-                    counters.increment(Counter.REPLY_STAGING_STARVATION);
-                }
                 return 0;
             }
-            starvedStaging = false;
             ctx.holdStaging(extent, stagingBytes);
         }
         if (!sendQueue.reserve(requests)) {

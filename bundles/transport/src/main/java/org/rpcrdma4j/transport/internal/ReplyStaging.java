@@ -1,135 +1,88 @@
 package org.rpcrdma4j.transport.internal;
 
-import java.nio.ByteBuffer;
-import java.util.Map;
-import java.util.TreeMap;
-
+import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.verbs.MemoryRegion;
-import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * ReplyStaging - the registered memory a device's replies are staged in before RDMA WRITE pushes
- * them into the client's write chunk or reply chunk. One slab, registered once (local access
- * only: it is only ever the source of a WRITE), carved into extents first-fit and coalesced when
- * freed; an extent lives from the reply's post until its SEND completes (or flushes).
+ * ReplyStaging - one connection's share of its loop's {@link StagingSlab}: the reply path
+ * allocates and frees its staging extents here, and what the connection holds is counted against
+ * its {@link PoolShare share} of the slab (what its credits justify: credits x the largest reply
+ * it may stage, at most three quarters of the slab, and an equal part of it when other
+ * connections compete). Past its share, a reply waits for this connection's own SENDs to complete
+ * ({@link Counter#REPLY_STAGING_SHARE_WAITS}); when the slab itself is full, for anyone's
+ * ({@link Counter#REPLY_STAGING_STARVATION}). Each hold-up is counted once per episode.
  *
- * <p>A reply that finds no room waits on its connection (never blocks a thread); one larger than
- * the whole slab can never be sent and is refused up front ({@link #capacity()}).
- *
- * <p>Ownership: the device's resources own it and {@link #close()} it after their last
- * connection; every extent was freed by then (each SEND completes, flushed if need be).
- * Threading: shared by the connections of one completion loop, whose workers post their own
- * replies: every method takes the staging's lock (held for a few map operations).
+ * <p>Ownership: the connection owns it; every extent it hands out is freed with its reply's SEND
+ * (completed or flushed) before the connection is torn down, when {@link #close()} withdraws any
+ * waiting request from the slab's share. Threading: called under the connection's send lock (the
+ * loop's pass, or a worker posting its own reply); the slab has its own lock.
  */
 final class ReplyStaging {
     /** Extents are aligned to a cache line, so two replies never share one. */
-    static final int ALIGNMENT = 64;
+    static final int ALIGNMENT = StagingSlab.ALIGNMENT;
 
-    private final ProtectionDomain protectionDomain;
-    private final int capacity;
-    /** Free extents: start → length, disjoint and never adjacent (adjacent ones are merged). */
-    private final TreeMap<Integer, Integer> free = new TreeMap<>();
-    private MemoryRegion region;
-    private int allocated;
+    private final StagingSlab slab;
+    private final PoolShare.Account account;
+    private final Counters counters;
+    private final PoolShare.Verdict[] verdict = new PoolShare.Verdict[1];
+    private Counter stalled;
 
-    ReplyStaging(ProtectionDomain protectionDomain, int capacity) {
-        this.protectionDomain = protectionDomain;
-        this.capacity = capacity;
-        free.put(0, capacity);
+    /**
+     * @param credits the credits the connection grants: at most that many replies at once
+     */
+    ReplyStaging(StagingSlab slab, int credits, Counters counters) {
+        this.slab = slab;
+        this.counters = counters;
+        this.account = slab.openAccount((long) credits * slab.capacity());
     }
 
     /** @return the largest extent that could ever be allocated */
     int capacity() {
-        return capacity;
+        return slab.capacity();
     }
 
-    /** @return bytes held by extents not yet freed (aligned sizes) */
-    synchronized int allocated() {
-        return allocated;
-    }
-
-    /**
-     * region() - the registered slab, registered on first use so devices that never send a large
-     * reply hold no such memory.
-     *
-     * @throws VerbsException when the registration fails (retried on the next call)
-     */
-    synchronized MemoryRegion region() throws VerbsException {
-        if (region == null) {
-            region = protectionDomain.registerMemory(ByteBuffer.allocateDirect(capacity), 0);
-        }
-        return region;
+    /** @return the registered slab (registered on first use) */
+    MemoryRegion region() throws VerbsException {
+        return slab.region();
     }
 
     /**
      * allocate() - take an extent of at least {@code length} bytes.
      *
      * @param length bytes wanted, 1..{@link #capacity()}
-     * @return the extent's offset in the slab, or -1 when no free extent is large enough now
+     * @return the extent's offset in the slab, or -1 when the reply must wait (counted)
      */
-    synchronized int allocate(int length) {
-        int size = aligned(length);
-        for (Map.Entry<Integer, Integer> e : free.entrySet()) {
-            int start = e.getKey();
-            int extent = e.getValue();
-            if (extent >= size) {
-                free.remove(start);
-                if (extent > size) {
-                    free.put(start + size, extent - size);
-                }
-                allocated += size;
-                return start;
-            }
+    int allocate(int length) {
+        int at = slab.allocate(account, length, verdict);
+        if (at >= 0) {
+            stalled = null;
+            return at;
+        }
+        Counter reason = verdict[0] == PoolShare.Verdict.OVER_SHARE ? Counter.REPLY_STAGING_SHARE_WAITS
+                : Counter.REPLY_STAGING_STARVATION;
+        if (stalled != reason) {
+            stalled = reason;
+            counters.increment(reason);
         }
         return -1;
     }
 
-    /**
-     * free() - give back an extent {@link #allocate} returned, merging it with its free
-     * neighbours.
-     *
-     * @param offset the extent's offset
-     * @param length the length it was allocated with
-     */
-    synchronized void free(int offset, int length) {
-        int start = offset;
-        int size = aligned(length);
-        allocated -= size;
-        Map.Entry<Integer, Integer> before = free.floorEntry(start);
-        if (before != null && before.getKey() + before.getValue() == start) {
-            start = before.getKey();
-            size += before.getValue();
-            free.remove(start);
-        }
-        Integer after = free.get(start + size);
-        if (after != null) {
-            free.remove(start + size);
-            size += after;
-        }
-        free.put(start, size);
+    /** free() - give back an extent {@link #allocate} returned. */
+    void free(int offset, int length) {
+        slab.free(account, offset, length);
     }
 
-    /**
-     * close() - deregister the slab.
-     *
-     * @return false when the provider refused (the caller counts it)
-     */
-    synchronized boolean close() {
-        if (region == null) {
-            return true;
-        }
-        MemoryRegion r = region;
-        region = null;
-        try {
-            r.deregister();
-            return true;
-        } catch (VerbsException e) {
-            return false;
+    /** @return bytes this connection holds (aligned sizes) */
+    long held() {
+        synchronized (slab) {
+            return account.held();
         }
     }
 
-    private static int aligned(int length) {
-        return (length + ALIGNMENT - 1) & -ALIGNMENT;
+    /** close() - the connection is torn down: a reply still waiting no longer competes. */
+    void close() {
+        slab.stopWaiting(account);
+        stalled = null;
     }
 }

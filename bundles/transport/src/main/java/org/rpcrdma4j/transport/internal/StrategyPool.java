@@ -10,17 +10,25 @@ import org.rpcrdma4j.transport.spi.SinkPool;
  * <p>Every sink remembers its pool, and so its strategy: a READ started under a strategy
  * completes and frees into that strategy's pool even after another strategy became active. A
  * pool whose strategy went away is <em>retired</em>: it hands out nothing more and is closed once
- * its last sink is back. Confined to the completion thread.
+ * its last sink is back. Its sinks are shared among the loop's connections by a {@link PoolShare}.
+ * Confined to the completion thread.
  */
 final class StrategyPool {
     private final RegistrationStrategy strategy;
     private final SinkPool pool;
+    private final PoolShare share;
     private boolean retired;
     private boolean closed;
 
     StrategyPool(RegistrationStrategy strategy, SinkPool pool) {
         this.strategy = strategy;
         this.pool = pool;
+        this.share = new PoolShare(pool.capacity());
+    }
+
+    /** @return how the connections of the loop share this pool's sinks */
+    PoolShare share() {
+        return share;
     }
 
     RegistrationStrategy strategy() {

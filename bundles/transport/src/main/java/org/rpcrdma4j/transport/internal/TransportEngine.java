@@ -306,10 +306,10 @@ public final class TransportEngine implements ConnectionEventHandler {
      * concurrently (tests drive {@link #doWork()}; threaded loops: after they ended).
      *
      * @return {held receive contexts, posted receives, send buffers in use, READs in flight,
-     *         sinks outstanding, sink registrations, connections}
+     *         sinks outstanding, sink registrations, connections, registered bytes}
      */
-    public int[] usage() {
-        int[] usage = new int[7];
+    public long[] usage() {
+        long[] usage = new long[8];
         for (CompletionLoop loop : loops) {
             loop.addUsage(usage);
         }

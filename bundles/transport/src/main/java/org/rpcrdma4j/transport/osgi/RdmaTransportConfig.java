@@ -56,23 +56,27 @@ public @interface RdmaTransportConfig {
                     + "every callback then fails at once.")
     int backchannelCredits() default 2;
 
-    @AttributeDefinition(name = "READ sinks", min = "1", max = "65536",
-            description = "READ sinks per device and registration strategy: calls with read chunks beyond this wait.")
-    int readSinkCount() default 64;
+    @AttributeDefinition(name = "READ sinks", min = "0", max = "65536",
+            description = "READ sinks per completion loop, device and registration strategy; 0: as many as hold 24 MiB at the "
+                    + "strategy's sink length. Shared by the loop's connections: each holds at most what its credits justify, "
+                    + "at most three quarters of the pool, and an equal part of it while others use it; calls with read "
+                    + "chunks beyond wait.")
+    int readSinkCount() default 0;
 
     @AttributeDefinition(name = "READ sink length", min = "4", max = "16777216",
             description = "Most bytes one READ sink holds (multiple of 4).")
     int readSinkLength() default 262144;
 
     @AttributeDefinition(name = "Reply staging bytes", min = "65536", max = "1073741824",
-            description = "Registered memory per device that RDMA WRITE reply data (write and reply chunks) is staged in; "
-                    + "bounds the largest reply.")
-    int replyStagingBytes() default 16777216;
+            description = "Registered memory per completion loop and device that RDMA WRITE reply data (write and reply "
+                    + "chunks) is staged in; bounds the largest reply. Shared by the loop's connections like the READ sinks "
+                    + "(each at most three quarters, an equal part while others use it).")
+    int replyStagingBytes() default 25165824;
 
     @AttributeDefinition(name = "Completion loops", min = "0", max = "64",
             description = "Threads that serve the RPC-over-RDMA connections, each sleeping on its completion channel when "
-                    + "idle; connections are spread over them and the READ sinks and reply staging of each device are "
-                    + "divided among them. 0: one per CPU, at most 8.")
+                    + "idle; connections are spread over them, and each loop has its own READ sinks and reply staging per "
+                    + "device (readSinkCount, replyStagingBytes). 0: one per CPU, at most 8.")
     int completionLoops() default 0;
 
     @AttributeDefinition(name = "Stall timeout (s)", min = "1", max = "3600",

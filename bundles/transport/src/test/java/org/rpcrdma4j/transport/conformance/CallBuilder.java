@@ -92,6 +92,8 @@ public final class CallBuilder {
     }
 
     /** @param value credits requested @return this */
+    private long replyChunkOffset;
+
     public CallBuilder credits(int value) {
         credits = value;
         return this;
@@ -100,6 +102,19 @@ public final class CallBuilder {
     /** @param handleLengthOffset a one-segment reply chunk {handle, length} @return this */
     public CallBuilder replyChunk(int handle, int length) {
         replyChunk = new int[] {handle, length};
+        replyChunkOffset = 0x1000;
+        return this;
+    }
+
+    /**
+     * replyChunk() - a one-segment reply chunk the server can write: {@code length} bytes of the
+     * client's source region (registered for remote write), reserved now.
+     *
+     * @return this
+     */
+    public CallBuilder writableReplyChunk(RawClient client, int length) {
+        replyChunk = new int[] {client.rkey(), length};
+        replyChunkOffset = client.exposeChunk(new byte[length], 0, length);
         return this;
     }
 
@@ -149,7 +164,7 @@ public final class CallBuilder {
             }
         }
         if (replyChunk != null) {
-            w.replyChunk(1).segment(replyChunk[0], replyChunk[1], 0x1000);
+            w.replyChunk(1).segment(replyChunk[0], replyChunk[1], replyChunkOffset);
         }
         int n = w.finish();
         byte[] h = new byte[n];

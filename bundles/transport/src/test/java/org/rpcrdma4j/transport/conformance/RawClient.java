@@ -74,7 +74,7 @@ public final class RawClient implements AutoCloseable {
         cq = connection.device().createCompletionQueue(Math.min(256, connection.device().capabilities().maxCompletionQueueEntries()));
         sendRegion = pd.registerMemory(ByteBuffer.allocateDirect(SENDS * BUFFER), 0);
         receiveRegion = pd.registerMemory(ByteBuffer.allocateDirect(RECEIVES * BUFFER), Access.LOCAL_WRITE);
-        sourceRegion = pd.registerMemory(ByteBuffer.allocateDirect(SOURCE), Access.REMOTE_READ);
+        sourceRegion = pd.registerMemory(ByteBuffer.allocateDirect(SOURCE), Access.REMOTE_READ | Access.REMOTE_WRITE | Access.LOCAL_WRITE);
         qp = connection.createQueuePair(pd, QueuePairAttributes.builder(cq, cq).sendQueueDepth(SENDS)
                 .receiveQueueDepth(RECEIVES).initiatorDepth(1)
                 .responderResources(Math.min(16, connection.device().capabilities().maxIncomingReads())).build());

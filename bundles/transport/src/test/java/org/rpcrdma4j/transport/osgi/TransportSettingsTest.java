@@ -41,6 +41,8 @@ class TransportSettingsTest {
         assertEquals(30, s.transportConfig().stallTimeoutSeconds());
         assertEquals(1024, s.transportConfig().maxConnections());
         assertEquals(2, s.transportConfig().backchannelCredits());
+        assertEquals(0, s.transportConfig().readSinkCount(), "0: 24 MiB of sinks per loop");
+        assertEquals(24 << 20, s.transportConfig().replyStagingBytes());
         assertEquals("lkey", s.activeStrategy());
         assertTrue(s.enabled());
     }
@@ -52,7 +54,8 @@ class TransportSettingsTest {
                 Map.entry("replyStagingBytes", 1), Map.entry("maxReadChunks", 0), Map.entry("replyCacheEntries", -1),
                 Map.entry("replyCacheMaxReplyBytes", 1 << 21), Map.entry("bindAddress", ""), Map.entry("provider", " "),
                 Map.entry("completionLoops", 65), Map.entry("stallTimeoutSeconds", 0), Map.entry("maxConnections", 0),
-                Map.entry("backchannelCredits", 257));
+                Map.entry("backchannelCredits", 257),
+                Map.entry("readSinkCount", -1));
         for (Map.Entry<String, Object> e : bad.entrySet()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> TransportSettings.of(config(Map.of(e.getKey(), e.getValue()))), e.getKey());

@@ -11,24 +11,24 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
-/** ReplyStagingTest - the first-fit extent allocator of the reply staging slab. */
-class ReplyStagingTest {
+/** StagingSlabTest - the first-fit extent allocator of the reply staging slab. */
+class StagingSlabTest {
     private static final int CAPACITY = 64 * 1024;
 
-    private static ReplyStaging staging() throws Exception {
+    private static StagingSlab staging() throws Exception {
         LoopbackFabric fabric = LoopbackFabric.deterministic();
         ProtectionDomain pd = fabric.provider().devices().get(0).allocateProtectionDomain();
-        return new ReplyStaging(pd, CAPACITY);
+        return new StagingSlab(pd, CAPACITY);
     }
 
     @Test
     void extentsAreAlignedDisjointAndFreedExtentsCoalesce() throws Exception {
-        ReplyStaging s = staging();
+        StagingSlab s = staging();
         int a = s.allocate(100);
         int b = s.allocate(CAPACITY / 2);
         int c = s.allocate(1);
-        assertEquals(0, a % ReplyStaging.ALIGNMENT);
-        assertEquals(0, b % ReplyStaging.ALIGNMENT);
+        assertEquals(0, a % StagingSlab.ALIGNMENT);
+        assertEquals(0, b % StagingSlab.ALIGNMENT);
         assertTrue(a + 128 <= b && b + CAPACITY / 2 <= c, "disjoint: " + a + ", " + b + ", " + c);
         assertEquals(-1, s.allocate(CAPACITY / 2), "no room for a second half now");
         s.free(b, CAPACITY / 2);
@@ -42,7 +42,7 @@ class ReplyStagingTest {
 
     @Test
     void randomAllocationsNeverOverlapAndAllComeBack() throws Exception {
-        ReplyStaging s = staging();
+        StagingSlab s = staging();
         Random random = new Random(42);
         List<int[]> live = new ArrayList<>();
         for (int round = 0; round < 20_000; round++) {

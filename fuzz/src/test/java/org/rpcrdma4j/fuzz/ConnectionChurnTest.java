@@ -45,7 +45,7 @@ class ConnectionChurnTest {
                     bed.count(Counter.CONNECTIONS_FAILED), bed.count(Counter.ACCEPT_FAILURES));
 
             assertEquals(before.usage, after.usage, "transport pools");
-            assertEquals(new ResourceUsage(0, 0, 0, 0, 0, after.usage.sinkRegistrations(), 0), after.usage,
+            assertEquals(new ResourceUsage(0, 0, 0, 0, 0, after.usage.sinkRegistrations(), 0, 0, 0), after.usage,
                     "no connection, receive, send buffer, READ or sink left");
             assertEquals(before.registrations, after.registrations, "fabric registrations");
             assertEquals(before.queuePairs, after.queuePairs, "fabric queue pairs");

@@ -172,7 +172,7 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public ResourceUsage usage() {
         int[] u = engine.usage();
-        return new ResourceUsage(u[0], u[1], u[2], u[3], u[4], u[5], u[6]);
+        return new ResourceUsage(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8]);
     }
 
     /**

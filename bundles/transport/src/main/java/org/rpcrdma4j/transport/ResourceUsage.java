@@ -12,7 +12,12 @@ package org.rpcrdma4j.transport;
  * @param sinkRegistrations registrations the sink pools hold (slabs, valid fast-registration keys,
  *        per-request regions)
  * @param connections connections not yet removed
+ * @param replyStagingBytes bytes of reply staging memory allocated to replies whose RDMA WRITEs
+ *        or SEND have not completed (aligned extents)
+ * @param sendQueueSlotsInUse send-queue slots taken by requests posted (or reserved) and not yet
+ *        completed, on all connections
  */
 public record ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
-                            int outstandingSinks, int sinkRegistrations, int connections) {
+                            int outstandingSinks, int sinkRegistrations, int connections, int replyStagingBytes,
+                            int sendQueueSlotsInUse) {
 }

@@ -368,6 +368,7 @@ final class CompletionLoop implements Runnable {
         for (DeviceResources d : devices) {
             usage[4] += d.outstandingSinks();
             usage[5] += d.liveRegistrations();
+            usage[7] += d.replyStaging().allocated();
         }
         usage[6] += connections.size();
     }

@@ -599,6 +599,7 @@ public final class ConnectionState implements RdmaConnection {
         usage[1] += receivePool.posted();
         usage[2] += sendQueue.buffersInUse();
         usage[3] += readScheduler.inFlight();
+        usage[8] += sendQueue.outstanding();
     }
 
     @Override

@@ -309,7 +309,7 @@ public final class TransportEngine implements ConnectionEventHandler {
      *         sinks outstanding, sink registrations, connections}
      */
     public int[] usage() {
-        int[] usage = new int[7];
+        int[] usage = new int[9];
         for (CompletionLoop loop : loops) {
             loop.addUsage(usage);
         }

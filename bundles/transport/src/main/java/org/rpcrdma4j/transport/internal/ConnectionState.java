@@ -370,6 +370,7 @@ public final class ConnectionState implements RdmaConnection {
             }
             receivePool.recycle(ctx);
         } else if (phase >= CLOSING) {
+            counters.increment(Counter.RECEIVES_DISCARDED_AT_CLOSE);
             receivePool.recycle(ctx);
         } else {
             dispatcher.onMessage(ctx, wc.byteCount());

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
@@ -247,6 +248,56 @@ public abstract class FaultMatrixTest {
             int now = after.usage().postedReceives();
             assertTrue(now >= posted && now <= most, () -> "receives posted for the bystander: " + after);
             assertEquals(baseline.withoutPostedReceives(), after.withoutPostedReceives(), "every pool back to its baseline");
+        }
+    }
+
+    /**
+     * issue #15, suspected window: a reply's chain (its RDMA WRITE, then its SEND) fails to post
+     * after the WRITE was posted. The WRITE reads the reply's staging extent until it completes
+     * (here: until its flush completion, held back a few ticks as a device's can be, is polled),
+     * so the extent must stay allocated until then; freed at once, it could be handed to another
+     * reply while the NIC still read it for this peer. Failed with 431b232's change reverted: the
+     * staging bytes dropped to zero while the WRITE's send-queue slot was still in use.
+     */
+    @Test
+    void aReplyWhoseChainFailsToPostAfterItsWriteKeepsItsStagingUntilTheWriteCompletes() throws Exception {
+        RecordingHandler handler = new RecordingHandler();
+        TransportConfig config = TransportConfig.builder().completionLoops(1).build();
+        try (TransportHarness h = new TransportHarness(LoopbackFabric.builder().build(), config, handler, strategy())) {
+            RawClient bystander = h.connect();
+            RawClient victim = h.connect();
+            TransportStatistics stats = h.transport().statistics();
+            call(victim, 0x400, Shape.WRITE_CHUNK).send(victim, 0);
+            h.settle();
+            List<ReceivedCall> calls = handler.takeAll();
+            assertEquals(1, calls.size());
+            PendingReply r = calls.get(0).detachReply();
+            calls.get(0).release();
+            assertEquals(0, h.usage().replyStagingBytes());
+
+            h.fabric().faults().delayCompletions(4);
+            h.fabric().faults().failPost(2); // the chain is WRITE (posted), SEND (refused)
+            r.send(reply(0x400, ITEM), 24);
+            int window = 0;
+            for (int i = 0; i < 50 && !victim.isDisconnected(); i++) {
+                h.step();
+                ResourceUsage u = h.usage();
+                if (u.sendQueueSlotsInUse() > 0) {
+                    window++;
+                    assertTrue(u.replyStagingBytes() >= ITEM,
+                            () -> "the staging extent was freed while the reply's posted WRITE had not completed: " + u);
+                }
+            }
+            assertEquals(1, stats.get(Counter.POST_FAILURES), "the chain's SEND was refused");
+            assertTrue(window > 0, "the WRITE was outstanding after the failed post");
+            h.fabric().faults().delayCompletions(0);
+            h.settle();
+            assertTrue(victim.isDisconnected(), "a failed post closes the connection");
+            ResourceUsage u = h.usage();
+            assertEquals(0, u.replyStagingBytes(), "released once the WRITE completed: " + u);
+            assertEquals(0, u.sendQueueSlotsInUse(), "" + u);
+            assertEquals(0, u.sendBuffersInUse(), "" + u);
+            answerOne(h, handler, bystander, 0x401, Shape.WRITE_CHUNK);
         }
     }
 

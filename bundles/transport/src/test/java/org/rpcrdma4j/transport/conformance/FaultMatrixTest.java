@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -31,7 +32,7 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFaults.WorkKind;
 /**
  * FaultMatrixTest - issue #15's standing defence: every kind of work request the server posts or
  * meets, failed with every status that kind can meet on a real device, at every stage of a call,
- * on one of two connections. Subclassed once per registration strategy (lkey: RECV, SEND, READ,
+ * on one of two connections (a backward call's SEND among them). Subclassed once per registration strategy (lkey: RECV, SEND, READ,
  * WRITE; FRMR adds REG_MR and LOCAL_INV, which only it posts).
  *
  * <p>Each cell runs on a fresh deterministic loopback fabric: a bystander connects and exercises
@@ -74,7 +75,9 @@ public abstract class FaultMatrixTest {
         /** The RDMA WRITE into the client's write chunk, or the SEND after it. */
         WRITE_CHUNK_REPLY,
         /** The RDMA WRITE into the client's reply chunk, or the RDMA_NOMSG SEND after it. */
-        REPLY_CHUNK_REPLY
+        REPLY_CHUNK_REPLY,
+        /** The SEND of a backward call to the client (RFC 8167). */
+        BACKCHANNEL_CALL
     }
 
     record Cell(WorkKind kind, Stage stage, CompletionStatus status) {
@@ -142,6 +145,7 @@ public abstract class FaultMatrixTest {
                 return fastRegistration() ? List.of(WorkKind.REG_MR, WorkKind.RDMA_READ, WorkKind.LOCAL_INV)
                         : List.of(WorkKind.RDMA_READ);
             case INLINE_REPLY:
+            case BACKCHANNEL_CALL:
                 return List.of(WorkKind.SEND);
             default:
                 return List.of(WorkKind.RDMA_WRITE, WorkKind.SEND);
@@ -204,9 +208,10 @@ public abstract class FaultMatrixTest {
             PendingReply heldReply = first.get(0).detachReply();
             first.get(0).release();
             long droppedBefore = stats.get(Counter.REPLIES_DROPPED);
+            long backwardFailedBefore = stats.get(Counter.BACKWARD_CALLS_FAILED);
 
             Connection serverEnd = h.fabric().faults().remoteEnd(victim.connection());
-            List<ReceivedCall> running = drive(cell, h, handler, victim, serverEnd, victimXids);
+            List<ReceivedCall> running = drive(cell, h, handler, victim, victimConnection, serverEnd, victimXids);
             h.settle();
             assertFalse(h.fabric().faults().targetedFaultPending(), "the fault never reached a " + cell.kind() + " at " + cell.stage());
 
@@ -228,6 +233,10 @@ public abstract class FaultMatrixTest {
             h.settle();
             assertEquals(1, h.transport().connections().size(), () -> "only the victim's connection is gone: " + h.usage());
             assertTrue(stats.get(Counter.REPLIES_DROPPED) > droppedBefore, "the held call's reply is dropped and counted");
+            if (cell.stage() == Stage.BACKCHANNEL_CALL) {
+                assertEquals(backwardFailedBefore + 1, stats.get(Counter.BACKWARD_CALLS_FAILED),
+                        "the backward call is failed by the close, and counted");
+            }
             Set<Integer> answered = new HashSet<>();
             for (byte[] m : victim.takeReplies()) {
                 answered.add(ByteBuffer.wrap(m).getInt(0));
@@ -381,7 +390,8 @@ public abstract class FaultMatrixTest {
      * @return calls the program still runs (held, unreleased) when the fault strikes
      */
     private static List<ReceivedCall> drive(Cell cell, TransportHarness h, RecordingHandler handler, RawClient victim,
-                                            Connection serverEnd, Set<Integer> xids) throws Exception {
+                                            RdmaConnection victimConnection, Connection serverEnd, Set<Integer> xids)
+            throws Exception {
         int xid = 0x200;
         xids.add(xid);
         switch (cell.stage()) {
@@ -410,6 +420,14 @@ public abstract class FaultMatrixTest {
             case WRITE_CHUNK_REPLY:
                 answerAfterDelivery(cell, h, handler, victim, serverEnd, xid, Shape.WRITE_CHUNK);
                 return List.of();
+            case BACKCHANNEL_CALL: {
+                xids.remove(xid);
+                arm(cell, h, serverEnd);
+                ByteBuffer backwardCall = ByteBuffer.allocate(40).putInt(0x7001).putInt(0).putInt(2).putInt(0x40000000)
+                        .putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+                assertEquals(Backchannel.SendOutcome.QUEUED, victimConnection.backchannel().send(backwardCall));
+                return List.of();
+            }
             default:
                 answerAfterDelivery(cell, h, handler, victim, serverEnd, xid, Shape.REPLY_CHUNK);
                 return List.of();

@@ -68,6 +68,12 @@ public abstract class FaultMatrixTest {
         INLINE_CALL,
         /** A call with a read chunk of three segments, while its READ chains are in flight. */
         READ_CHUNK_CALL,
+        /**
+         * With four READ sinks for the loop: the victim's call (three sinks) has its READs in
+         * flight, its next call waits for sinks, and so does a call of the bystander, which must
+         * be served once the victim's sinks come back.
+         */
+        READ_WITH_BACKLOG,
         /** A call is held by the program when the next message's RECV fails. */
         PROGRAM_RUNNING,
         /** The SEND of an inline reply. */
@@ -142,6 +148,7 @@ public abstract class FaultMatrixTest {
             case PROGRAM_RUNNING:
                 return List.of(WorkKind.RECV);
             case READ_CHUNK_CALL:
+            case READ_WITH_BACKLOG:
                 return fastRegistration() ? List.of(WorkKind.REG_MR, WorkKind.RDMA_READ, WorkKind.LOCAL_INV)
                         : List.of(WorkKind.RDMA_READ);
             case INLINE_REPLY:
@@ -187,7 +194,11 @@ public abstract class FaultMatrixTest {
 
     private void run(Cell cell) throws Exception {
         RecordingHandler handler = new RecordingHandler();
-        TransportConfig config = TransportConfig.builder().completionLoops(1).build();
+        TransportConfig.Builder builder = TransportConfig.builder().completionLoops(1);
+        if (cell.stage() == Stage.READ_WITH_BACKLOG) {
+            builder.readSinkCount(4).readSinkLength(4096);
+        }
+        TransportConfig config = builder.build();
         try (TransportHarness h = new TransportHarness(LoopbackFabric.builder().build(), config, handler, strategy())) {
             RawClient bystander = h.connect();
             warmUp(h, handler, bystander);
@@ -211,9 +222,22 @@ public abstract class FaultMatrixTest {
             long backwardFailedBefore = stats.get(Counter.BACKWARD_CALLS_FAILED);
 
             Connection serverEnd = h.fabric().faults().remoteEnd(victim.connection());
+            if (cell.stage() == Stage.READ_WITH_BACKLOG) {
+                call(victim, 0x201, Shape.READ_CHUNK).send(victim, 0);
+                victimXids.add(0x201);
+            }
             List<ReceivedCall> running = drive(cell, h, handler, victim, victimConnection, serverEnd, victimXids);
+            if (cell.stage() == Stage.READ_WITH_BACKLOG) {
+                // The victim's two calls land and the transport takes them (the first one's READs
+                // posted on three of the four sinks, not yet executed; the second waits for
+                // sinks); then the bystander's call comes, and waits behind them.
+                h.fabric().runUntilIdle();
+                h.transport().doWork();
+                call(bystander, 0x950, Shape.READ_CHUNK).send(bystander, 0);
+            }
             h.settle();
-            assertFalse(h.fabric().faults().targetedFaultPending(), "the fault never reached a " + cell.kind() + " at " + cell.stage());
+            assertFalse(h.fabric().faults().targetedFaultPending(),
+                    () -> "the fault never reached a " + cell.kind() + " at " + cell.stage() + ": " + stats + " " + h.usage());
 
             assertFalse(victimConnection.isOpen(), "the victim's connection is closed");
             assertTrue(victim.isDisconnected(), "the victim's client saw its connection close");
@@ -223,14 +247,24 @@ public abstract class FaultMatrixTest {
             // (into a closed connection).
             List<ReceivedCall> pending = new ArrayList<>(running);
             pending.addAll(handler.takeAll());
+            int bystanderCalls = 0;
             for (ReceivedCall c : pending) {
-                assertEquals(victimConnection, c.connection(), "no bystander call is pending");
+                if (c.connection() != victimConnection) {
+                    assertEquals(0x950, c.xid(), "the only bystander call pending is the one that waited for sinks");
+                    bystanderCalls++;
+                }
                 PendingReply r = c.detachReply();
                 c.release();
                 r.send(reply(r.xid(), 0), -1);
             }
             heldReply.send(reply(held, 0), -1);
             h.settle();
+            if (cell.stage() == Stage.READ_WITH_BACKLOG) {
+                assertEquals(1, bystanderCalls, "the bystander's call that waited for sinks is delivered");
+                List<byte[]> replies = bystander.takeReplies();
+                assertEquals(1, replies.size(), "and answered");
+                assertEquals(0x950, ByteBuffer.wrap(replies.get(0)).getInt(0));
+            }
             assertEquals(1, h.transport().connections().size(), () -> "only the victim's connection is gone: " + h.usage());
             assertTrue(stats.get(Counter.REPLIES_DROPPED) > droppedBefore, "the held call's reply is dropped and counted");
             if (cell.stage() == Stage.BACKCHANNEL_CALL) {
@@ -400,6 +434,7 @@ public abstract class FaultMatrixTest {
                 call(victim, xid, Shape.INLINE).send(victim, 0);
                 return List.of();
             case READ_CHUNK_CALL:
+            case READ_WITH_BACKLOG:
                 arm(cell, h, serverEnd);
                 call(victim, xid, Shape.READ_CHUNK).send(victim, 0);
                 return List.of();

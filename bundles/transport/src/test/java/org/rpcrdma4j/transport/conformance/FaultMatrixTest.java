@@ -31,9 +31,10 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFaults.WorkKind;
 
 /**
  * FaultMatrixTest - issue #15's standing defence: every kind of work request the server posts or
- * meets, failed with every status that kind can meet on a real device, at every stage of a call,
- * on one of two connections (a backward call's SEND among them). Subclassed once per registration strategy (lkey: RECV, SEND, READ,
- * WRITE; FRMR adds REG_MR and LOCAL_INV, which only it posts).
+ * meets, failed with every status that kind can meet on a real device, at every stage of a call
+ * (a backward call's SEND among them), on one of two connections. Subclassed once per
+ * registration strategy (lkey: RECV, SEND, READ, WRITE; FRMR adds REG_MR and LOCAL_INV, which
+ * only it posts).
  *
  * <p>Each cell runs on a fresh deterministic loopback fabric: a bystander connects and exercises
  * every shape of call and reply (so lazily made resources exist), the baseline is measured, a

@@ -46,7 +46,7 @@ class ConnectionChurnTest {
 
             assertEquals(before.usage, after.usage, "transport pools");
             // What stays registered is the loop's pools (registered once, on first use), the same before and after.
-            assertEquals(new ResourceUsage(0, 0, 0, 0, 0, after.usage.sinkRegistrations(), 0, after.usage.registeredBytes()),
+            assertEquals(new ResourceUsage(0, 0, 0, 0, 0, after.usage.sinkRegistrations(), 0, 0, 0, after.usage.registeredBytes()),
                     after.usage, "no connection, receive, send buffer, READ or sink left");
             assertEquals(before.registrations, after.registrations, "fabric registrations");
             assertEquals(before.queuePairs, after.queuePairs, "fabric queue pairs");

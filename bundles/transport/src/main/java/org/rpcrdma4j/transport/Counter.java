@@ -41,6 +41,13 @@ public enum Counter {
     RECEIVE_STARVATION,
     /** Receive completions in error (not counting flushes). */
     RECEIVE_ERRORS,
+    /**
+     * Messages that arrived (their receive completed, so the client's SEND succeeded) but were
+     * polled only after their connection began closing (the client disconnected, or the
+     * connection failed): discarded unread. A call among them is answered on no connection; the
+     * client retransmits it on its next one.
+     */
+    RECEIVES_DISCARDED_AT_CLOSE,
     /** Messages received with a version other than 1, answered with ERR_VERS. */
     ERR_VERS_SENT,
     /** Malformed messages answered with ERR_CHUNK. */

@@ -171,8 +171,7 @@ public final class RdmaTransport implements AutoCloseable {
      * @return the snapshot
      */
     public ResourceUsage usage() {
-        long[] u = engine.usage();
-        return new ResourceUsage((int) u[0], (int) u[1], (int) u[2], (int) u[3], (int) u[4], (int) u[5], (int) u[6], u[7]);
+        return engine.usage();
     }
 
     /**

@@ -12,16 +12,21 @@ package org.rpcrdma4j.transport;
  * @param sinkRegistrations registrations the sink pools hold (slabs, valid fast-registration keys,
  *        per-request regions)
  * @param connections connections not yet removed
+ * @param replyStagingBytes bytes of reply staging memory allocated to replies whose RDMA WRITEs
+ *        or SEND have not completed (aligned extents)
+ * @param sendQueueSlotsInUse send-queue slots taken by requests posted (or reserved) and not yet
+ *        completed, on all connections
  * @param registeredBytes bytes of memory the transport holds registered: every connection's
  *        receive and send buffers, and every loop's pools (READ sinks: capacity x sink length of
  *        each live pool; the reply staging slab once registered)
  */
 public record ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
-                            int outstandingSinks, int sinkRegistrations, int connections, long registeredBytes) {
-    /** The usage without the registered bytes (0), for comparisons that leave them out. */
+                            int outstandingSinks, int sinkRegistrations, int connections, int replyStagingBytes,
+                            int sendQueueSlotsInUse, long registeredBytes) {
+    /** The usage of the first seven pools only (the rest 0), for comparisons that leave them out. */
     public ResourceUsage(int heldReceiveContexts, int postedReceives, int sendBuffersInUse, int readsInFlight,
                          int outstandingSinks, int sinkRegistrations, int connections) {
         this(heldReceiveContexts, postedReceives, sendBuffersInUse, readsInFlight, outstandingSinks, sinkRegistrations,
-                connections, 0);
+                connections, 0, 0, 0);
     }
 }

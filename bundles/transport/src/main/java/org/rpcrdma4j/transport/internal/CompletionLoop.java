@@ -358,16 +358,17 @@ final class CompletionLoop implements Runnable {
     }
 
     /** addUsage() - the loop's part of {@link TransportEngine#usage()}; loop thread or while stopped. */
-    void addUsage(long[] usage) {
+    void addUsage(UsageTally usage) {
         for (int i = 0; i < connections.size(); i++) {
             connections.get(i).addUsage(usage);
         }
         for (DeviceResources d : devices) {
-            usage[4] += d.outstandingSinks();
-            usage[5] += d.liveRegistrations();
-            usage[7] += d.registeredBytes();
+            usage.outstandingSinks += d.outstandingSinks();
+            usage.sinkRegistrations += d.liveRegistrations();
+            usage.registeredBytes += d.registeredBytes();
+            usage.replyStagingBytes += d.replyStaging().allocated();
         }
-        usage[6] += connections.size();
+        usage.connections += connections.size();
     }
 
     private void finishClose() {

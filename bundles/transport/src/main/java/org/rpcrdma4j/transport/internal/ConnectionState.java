@@ -373,6 +373,7 @@ public final class ConnectionState implements RdmaConnection {
             }
             receivePool.recycle(ctx);
         } else if (phase >= CLOSING) {
+            counters.increment(Counter.RECEIVES_DISCARDED_AT_CLOSE);
             receivePool.recycle(ctx);
         } else {
             dispatcher.onMessage(ctx, wc.byteCount());
@@ -599,13 +600,14 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     /** addUsage() - a snapshot of the pools, for leak checks; completion thread only */
-    void addUsage(long[] usage) {
-        usage[0] += receivePool.held();
-        usage[1] += receivePool.posted();
-        usage[2] += sendQueue.buffersInUse();
-        usage[3] += readScheduler.inFlight();
+    void addUsage(UsageTally usage) {
+        usage.heldReceiveContexts += receivePool.held();
+        usage.postedReceives += receivePool.posted();
+        usage.sendBuffersInUse += sendQueue.buffersInUse();
+        usage.readsInFlight += readScheduler.inFlight();
+        usage.sendQueueSlotsInUse += sendQueue.outstanding();
         if (phase < CLOSED) {
-            usage[7] += (long) config.receiveContexts() * config.inlineReceiveThreshold()
+            usage.registeredBytes += (long) config.receiveContexts() * config.inlineReceiveThreshold()
                     + (long) config.sendBuffers() * sendQueue.bufferLength();
         }
     }

@@ -116,7 +116,6 @@ final class SendQueue {
         return contexts[0].buffer().capacity();
     }
 
-    /** abandon() - give back a context that will not be posted, with its staging extent. */
     /**
      * abandonAfterWrites() - a reply's chain failed to post after {@code postedWrites} of its RDMA
      * WRITEs: they read the context's staging extent until they complete (or flush), so the
@@ -131,6 +130,7 @@ final class SendQueue {
         }
     }
 
+    /** abandon() - give back a context that will not be posted, with its staging extent. */
     void abandon(SendContext context) {
         if (context.carriesReply()) {
             context.carriesReply(false);

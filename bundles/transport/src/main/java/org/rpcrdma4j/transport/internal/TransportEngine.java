@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -305,15 +306,14 @@ public final class TransportEngine implements ConnectionEventHandler {
      * usage() - count what is held right now, for leak checks. Only while no loop runs
      * concurrently (tests drive {@link #doWork()}; threaded loops: after they ended).
      *
-     * @return {held receive contexts, posted receives, send buffers in use, READs in flight,
-     *         sinks outstanding, sink registrations, connections, registered bytes}
+     * @return the sum over every loop and its connections
      */
-    public long[] usage() {
-        long[] usage = new long[8];
+    public ResourceUsage usage() {
+        UsageTally usage = new UsageTally();
         for (CompletionLoop loop : loops) {
             loop.addUsage(usage);
         }
-        return usage;
+        return usage.toResourceUsage();
     }
 
     /** @return replies handed to the transport whose SEND has not completed (or been dropped) yet */

@@ -26,6 +26,8 @@ public final class CallBuilder {
     private final List<int[]> positionZeroSplit = new ArrayList<>();
     private int credits = 32;
     private int[] replyChunk;
+    private long replyChunkOffset = 0x1000;
+    private final List<long[]> writeChunks = new ArrayList<>();
 
     private record Part(byte[] data, boolean chunk, int[] segments) {
     }
@@ -118,6 +120,23 @@ public final class CallBuilder {
         return this;
     }
 
+    /**
+     * @param handle the reply chunk's one segment: handle, length and offset (where the server
+     *        WRITEs the reply)
+     * @return this
+     */
+    public CallBuilder replyChunk(int handle, int length, long offset) {
+        replyChunk = new int[] {handle, length};
+        replyChunkOffset = offset;
+        return this;
+    }
+
+    /** @return this, with a one-segment write chunk {handle, length, offset} appended to the write list */
+    public CallBuilder writeChunk(int handle, int length, long offset) {
+        writeChunks.add(new long[] {handle, length, offset});
+        return this;
+    }
+
     /** @return the RPC message the server must present */
     public byte[] expectedBody() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -162,6 +181,9 @@ public final class CallBuilder {
             } else {
                 position += p.data.length;
             }
+        }
+        for (long[] chunk : writeChunks) {
+            w.writeChunk(1).segment((int) chunk[0], chunk[1], chunk[2]);
         }
         if (replyChunk != null) {
             w.replyChunk(1).segment(replyChunk[0], replyChunk[1], replyChunkOffset);

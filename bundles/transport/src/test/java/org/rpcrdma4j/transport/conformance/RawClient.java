@@ -39,6 +39,8 @@ public final class RawClient implements AutoCloseable {
     private static final int SENDS = 16;
     private static final int RECEIVES = 32;
     private static final int SOURCE = 8 << 20;
+    /** Bytes of the region the server may RDMA WRITE into (write chunks, reply chunks). */
+    public static final int SINK = 1 << 20;
     private static final int RECEIVE_ID = 1000;
 
     private final ConnectionManager cm;
@@ -49,6 +51,7 @@ public final class RawClient implements AutoCloseable {
     private final MemoryRegion sendRegion;
     private final MemoryRegion receiveRegion;
     private final MemoryRegion sourceRegion;
+    private final MemoryRegion sinkRegion;
     private final WorkCompletion[] completions = new WorkCompletion[64];
     private final ArrayDeque<Integer> freeSends = new ArrayDeque<>();
     private final List<byte[]> replies = new ArrayList<>();
@@ -75,6 +78,7 @@ public final class RawClient implements AutoCloseable {
         sendRegion = pd.registerMemory(ByteBuffer.allocateDirect(SENDS * BUFFER), 0);
         receiveRegion = pd.registerMemory(ByteBuffer.allocateDirect(RECEIVES * BUFFER), Access.LOCAL_WRITE);
         sourceRegion = pd.registerMemory(ByteBuffer.allocateDirect(SOURCE), Access.REMOTE_READ | Access.REMOTE_WRITE | Access.LOCAL_WRITE);
+        sinkRegion = pd.registerMemory(ByteBuffer.allocateDirect(SINK), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         qp = connection.createQueuePair(pd, QueuePairAttributes.builder(cq, cq).sendQueueDepth(SENDS)
                 .receiveQueueDepth(RECEIVES).initiatorDepth(1)
                 .responderResources(Math.min(16, connection.device().capabilities().maxIncomingReads())).build());
@@ -115,6 +119,11 @@ public final class RawClient implements AutoCloseable {
         return accepted;
     }
 
+    /** @return this client's end of the connection (for fault injection aimed at it or its peer) */
+    public Connection connection() {
+        return connection;
+    }
+
     /** @return the local address (what the server sees as the peer) */
     public InetSocketAddress localAddress() {
         return connection.localAddress();
@@ -138,6 +147,23 @@ public final class RawClient implements AutoCloseable {
     /** @return the source region's rkey */
     public int rkey() {
         return sourceRegion.rkey();
+    }
+
+    /** @return the rkey of the region the server may WRITE into */
+    public int sinkRkey() {
+        return sinkRegion.rkey();
+    }
+
+    /** @return the address of byte {@code at} of the region the server may WRITE into */
+    public long sinkAddress(int at) {
+        return sinkRegion.addressOf(at);
+    }
+
+    /** @return a copy of {@code length} bytes at {@code at} of the region the server WRITEs into */
+    public byte[] sinkBytes(int at, int length) {
+        byte[] b = new byte[length];
+        sinkRegion.buffer().get(at, b);
+        return b;
     }
 
     /** resetSource() - chunk data may be overwritten from the start again. */
@@ -266,6 +292,7 @@ public final class RawClient implements AutoCloseable {
         sendRegion.deregister();
         receiveRegion.deregister();
         sourceRegion.deregister();
+        sinkRegion.deregister();
         pd.close();
         cm.close();
     }

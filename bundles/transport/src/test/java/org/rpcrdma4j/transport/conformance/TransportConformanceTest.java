@@ -580,6 +580,27 @@ public abstract class TransportConformanceTest {
     }
 
     @Test
+    void aMessageThatArrivedButWasPolledOnlyAfterTheClientLeftIsCounted() throws Exception {
+        // issue #15: a message whose SEND completed at the client, but that the server had not
+        // polled before the client disconnected, vanished without a counter.
+        start();
+        RawClient leaving = harness.connect();
+        RawClient other = harness.connect();
+        CallBuilder.msg(0xc01).inline(CallBuilder.bytes(8, 1)).send(leaving, 0);
+        harness.fabric().runUntilIdle();
+        leaving.poll();
+        assertEquals(0, leaving.failedSends(), "the client's SEND completed: the message is in a server receive");
+        leaving.disconnect();
+        harness.settle();
+        assertEquals(0, handler.size(), "not delivered: its connection was closing when it was polled");
+        assertEquals(0, stats().get(Counter.CALLS_DELIVERED));
+        assertEquals(1, stats().get(Counter.RECEIVES_DISCARDED_AT_CLOSE), () -> "counted: " + stats());
+        assertEquals(1, harness.transport().connections().size());
+        roundTrip(other, CallBuilder.msg(0xc02).inline(CallBuilder.bytes(8, 2))).release();
+        assertEquals(1, stats().get(Counter.RECEIVES_DISCARDED_AT_CLOSE), "a served message is not counted");
+    }
+
+    @Test
     void connectionsAreSpreadOverTheLoopsAndEachLoopServesItsOwn() throws Exception {
         startWithLoops(TransportConfig.builder().completionLoops(3).build(), capabilities());
         List<RawClient> clients = new java.util.ArrayList<>();

@@ -72,6 +72,14 @@ public final class TransportHarness implements AutoCloseable {
     }
 
     /**
+     * forget() - close {@code client} (its connection, queue pair, regions) and stop driving it.
+     */
+    public void forget(RawClient client) throws VerbsException {
+        clients.remove(client);
+        client.close();
+    }
+
+    /**
      * settle() - deterministic mode: run the fabric, the transport and the clients until none has
      * anything left to do.
      *

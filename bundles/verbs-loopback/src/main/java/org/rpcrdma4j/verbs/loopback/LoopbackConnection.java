@@ -94,6 +94,16 @@ final class LoopbackConnection implements Connection {
         }
     }
 
+    /** Under the fabric lock: the other end, or null. */
+    LoopbackConnection peerLocked() {
+        return peer;
+    }
+
+    /** Under the fabric lock: this end's queue pair, or null. */
+    LoopbackQueuePair queuePairLocked() {
+        return queuePair;
+    }
+
     @Override
     public QueuePair queuePair() {
         fabric.lock.lock();

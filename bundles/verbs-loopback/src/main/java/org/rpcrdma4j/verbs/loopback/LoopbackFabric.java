@@ -151,6 +151,16 @@ public final class LoopbackFabric implements AutoCloseable {
         }
     }
 
+    /** @return the number of completion queues not yet closed (leak check for tests) */
+    public int completionQueueCount() {
+        lock.lock();
+        try {
+            return completionQueues.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * The high-water mark of RDMA READs a queue pair had posted and not yet executed: tests of an
      * initiator compare it with the ORD it must honour (hardware does not fail an excess, it only

@@ -4,10 +4,15 @@ import java.util.Objects;
 
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.Errno;
+import org.rpcrdma4j.verbs.SendOpcode;
+import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * Fault injection for a {@link LoopbackFabric}: fail the Nth executed work request with a chosen
- * status, delay completions by a number of fabric ticks, drop a connection as a lost link would.
+ * status, fail the next work request of one kind on one connection, refuse the Nth post
+ * synchronously, delay completions by a number of fabric ticks, drop a connection as a lost link
+ * would.
  *
  * <p>Threading: safe from any thread (takes the fabric lock).
  */
@@ -16,6 +21,43 @@ public final class LoopbackFaults {
     private int failCountdown;
     private CompletionStatus failStatus;
     private int completionDelayTicks;
+    private WorkKind targetKind;
+    private LoopbackConnection targetConnection;
+    private CompletionStatus targetStatus;
+    private int postCountdown;
+
+    /** The kinds of work request a targeted fault ({@link #failNext}) can hit. */
+    public enum WorkKind {
+        /** A receive: fails when a SEND arrives for it (the requester sees REMOTE_OPERATION_ERROR). */
+        RECV,
+        /** SEND and SEND_WITH_INV. */
+        SEND,
+        /** RDMA WRITE. */
+        RDMA_WRITE,
+        /** RDMA READ and RDMA_READ_WITH_INV. */
+        RDMA_READ,
+        /** Fast registration. */
+        REG_MR,
+        /** Local invalidation. */
+        LOCAL_INV;
+
+        static WorkKind of(SendOpcode opcode) {
+            switch (opcode) {
+                case SEND:
+                case SEND_WITH_INV:
+                    return SEND;
+                case RDMA_WRITE:
+                    return RDMA_WRITE;
+                case RDMA_READ:
+                case RDMA_READ_WITH_INV:
+                    return RDMA_READ;
+                case REG_MR:
+                    return REG_MR;
+                default:
+                    return LOCAL_INV;
+            }
+        }
+    }
 
     LoopbackFaults(LoopbackFabric fabric) {
         this.fabric = fabric;
@@ -43,6 +85,99 @@ public final class LoopbackFaults {
         } finally {
             fabric.lock.unlock();
         }
+    }
+
+    /**
+     * Makes the next work request of {@code kind} that {@code connection}'s queue pair executes
+     * (for {@link WorkKind#RECV}: the next of its receives a SEND arrives for) complete with
+     * {@code status} instead of executing; the queue pair then goes to the error state and
+     * flushes the rest, as on hardware. A failed receive fails the SEND that arrived for it with
+     * REMOTE_OPERATION_ERROR (the responder's NAK). One fault at a time: a new call replaces a
+     * fault not yet hit.
+     *
+     * @param kind the kind of request to fail
+     * @param connection the end whose queue pair executes (or receives) the request; the server's
+     *        end of a client's connection is {@link #remoteEnd(Connection)}
+     * @param status the error status to report, not SUCCESS
+     */
+    public void failNext(WorkKind kind, Connection connection, CompletionStatus status) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(connection, "connection");
+        if (Objects.requireNonNull(status, "status") == CompletionStatus.SUCCESS) {
+            throw new IllegalArgumentException("an injected failure needs an error status");
+        }
+        fabric.lock.lock();
+        try {
+            targetKind = kind;
+            targetConnection = (LoopbackConnection) connection;
+            targetStatus = status;
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    /** @return true while a fault set by {@link #failNext} has not hit its request yet */
+    public boolean targetedFaultPending() {
+        fabric.lock.lock();
+        try {
+            return targetStatus != null;
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    /**
+     * @param connection a connection of this fabric
+     * @return the other end of it (for a client's connection, the server's accepted one), or null
+     *         when it has none (yet, or any more)
+     */
+    public Connection remoteEnd(Connection connection) {
+        fabric.lock.lock();
+        try {
+            return ((LoopbackConnection) connection).peerLocked();
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    /**
+     * Makes the {@code n}th send-queue work request posted from now on (1 = the next one, counted
+     * over the whole fabric, each request of a chain counting) be refused synchronously, as a
+     * provider refuses a post it cannot queue: {@code postSend} throws a {@link VerbsException}
+     * (ENOMEM) whose {@link VerbsException#failedIndex()} names it; the requests of its chain
+     * before it stay posted and execute, the rest are not posted.
+     *
+     * @param n which request, at least 1
+     */
+    public void failPost(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("n must be at least 1: " + n);
+        }
+        fabric.lock.lock();
+        try {
+            postCountdown = n;
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    /** Under the fabric lock: throws when the request about to be posted is the one to refuse. */
+    void checkPost(int index) throws VerbsException {
+        if (postCountdown > 0 && --postCountdown == 0) {
+            throw new VerbsException("injected post failure", Errno.ENOMEM, index);
+        }
+    }
+
+    /** Under the fabric lock: the status to fail {@code qp}'s request of {@code kind} with, or null. */
+    CompletionStatus targeted(LoopbackQueuePair qp, WorkKind kind) {
+        if (targetStatus == null || kind != targetKind || targetConnection.queuePairLocked() != qp) {
+            return null;
+        }
+        CompletionStatus status = targetStatus;
+        targetStatus = null;
+        targetConnection = null;
+        targetKind = null;
+        return status;
     }
 
     /**

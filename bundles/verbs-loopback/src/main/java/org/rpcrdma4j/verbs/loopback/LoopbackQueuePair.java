@@ -110,6 +110,7 @@ final class LoopbackQueuePair implements QueuePair {
             try {
                 for (SendWorkRequest request = first; request != null; request = request.next(), index++) {
                     checkPostable(request, index);
+                    fabric.faults.checkPost(index);
                     SendSlot slot = sendRing[wrap(sendHead + sendPending, sendRing.length)];
                     slot.copyFrom(request);
                     if (slot.isInline()) {

@@ -42,6 +42,10 @@ final class SendExecutor {
 
     int executeHead(LoopbackQueuePair qp) {
         SendSlot slot = qp.headSend();
+        CompletionStatus targeted = fabric.faults.targeted(qp, LoopbackFaults.WorkKind.of(slot.opcode));
+        if (targeted != null) {
+            return failLocal(qp, targeted);
+        }
         try {
             switch (slot.opcode) {
                 case SEND:
@@ -79,6 +83,10 @@ final class SendExecutor {
         }
         if (injectFault(qp)) {
             return EXECUTED;
+        }
+        CompletionStatus receiveFault = fabric.faults.targeted(peer, LoopbackFaults.WorkKind.RECV);
+        if (receiveFault != null) {
+            return failBoth(qp, CompletionStatus.REMOTE_OPERATION_ERROR, peer, receiveFault);
         }
         ReceiveSlot receive = peer.headReceive();
         int length = slot.payloadLength();

@@ -94,14 +94,12 @@ public final class CallBuilder {
     }
 
     /** @param value credits requested @return this */
-    private long replyChunkOffset;
-
     public CallBuilder credits(int value) {
         credits = value;
         return this;
     }
 
-    /** @param handleLengthOffset a one-segment reply chunk {handle, length} @return this */
+    /** @return this, with a one-segment reply chunk {handle, length} at offset 0x1000 */
     public CallBuilder replyChunk(int handle, int length) {
         replyChunk = new int[] {handle, length};
         replyChunkOffset = 0x1000;
@@ -109,7 +107,7 @@ public final class CallBuilder {
     }
 
     /**
-     * replyChunk() - a one-segment reply chunk the server can write: {@code length} bytes of the
+     * writableReplyChunk() - a one-segment reply chunk the server can write: {@code length} bytes of the
      * client's source region (registered for remote write), reserved now.
      *
      * @return this

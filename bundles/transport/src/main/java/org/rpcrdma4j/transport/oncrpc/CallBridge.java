@@ -216,7 +216,7 @@ final class CallBridge implements RpcCallHandler {
     void serve(CallTransport transport) {
         RpcCallDispatcher.Outcome outcome;
         try {
-            outcome = dispatcher.serve(new CallXdr(wrap(transport.call().body())), transport);
+            outcome = dispatcher.serve(new CallXdr(wrap(transport.call().body()), transport.reply()), transport);
         } catch (RuntimeException e) {
             LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
                     transport.getRemoteSocketAddress(), e);
@@ -255,10 +255,18 @@ final class CallBridge implements RpcCallHandler {
      * then release the call (its receive buffer and sinks go back to the connection).
      */
     void sendReply(CallTransport transport, ByteBuffer message) {
+        // Read everything of the transport first: once the reply is posted its pending reply
+        // (and the buffer the message may lie in) is reused by a later call of the connection.
         PendingReply reply = transport.reply();
+        ReceivedCall call = transport.call();
+        ReplyCache.Key key = transport.cacheKey();
         int ddpOffset = -1;
         if (reply.writeChunkCapacity() > 0) {
             ddpOffset = locateItem(message, transport.program(), transport.version(), transport.procedure());
+        }
+        if (key != null) {
+            // The cache keeps a copy, taken before the message can be reused.
+            cache.complete(key, message, ddpOffset);
         }
         try {
             try {
@@ -267,15 +275,14 @@ final class CallBridge implements RpcCallHandler {
                 LOG.warn("The upper-layer binding of program {} version {} procedure {} named a DDP item the reply "
                         + "does not hold ({}); sending it without direct data placement", transport.program(),
                         transport.version(), transport.procedure(), e.getMessage());
-                ddpOffset = -1;
-                reply.send(message, ddpOffset);
+                if (key != null) {
+                    cache.complete(key, message, -1);
+                }
+                reply.send(message, -1);
             }
         } finally {
             inFlight.decrementAndGet();
-            transport.call().release();
-        }
-        if (transport.cacheKey() != null) {
-            cache.complete(transport.cacheKey(), message, ddpOffset);
+            call.release();
         }
     }
 

@@ -83,7 +83,7 @@ final class CallTransport extends ConnectionTransport implements Runnable {
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        ByteBuffer message = xdr.asBuffer().toByteBuffer();
+        ByteBuffer message = xdr instanceof CallXdr ? ((CallXdr) xdr).encoded() : xdr.asBuffer().toByteBuffer();
         int length = message.remaining();
         if (RpcMessages.messageType(message) != RpcMessages.REPLY) {
             getPeerTransport().send(xdr, attachment, handler);

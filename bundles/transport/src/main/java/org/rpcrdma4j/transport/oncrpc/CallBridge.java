@@ -59,6 +59,8 @@ final class CallBridge implements RpcCallHandler {
     private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final ScheduledThreadPoolExecutor backchannelThread;
     private final ConcurrentHashMap<RdmaConnection, BackchannelTransport> backchannels = new ConcurrentHashMap<>();
+    /** Each connection's reusable call transports, dropped when it closes. */
+    private final ConcurrentHashMap<RdmaConnection, CallTransportPool> transports = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
@@ -105,8 +107,22 @@ final class CallBridge implements RpcCallHandler {
         runOnBackchannelThread(() -> transport.replies().deliver(xid, rpcReply));
     }
 
+    /** @return the call transports of {@code connection} (on the completion loop, as {@link #onCall}) */
+    private CallTransportPool transports(RdmaConnection connection) {
+        CallTransportPool pool = transports.get(connection);
+        if (pool == null) {
+            pool = new CallTransportPool(this, connection);
+            if (connection.isOpen()) {
+                // Closing connections keep none: onBackchannelClosed drops their pool.
+                transports.put(connection, pool);
+            }
+        }
+        return pool;
+    }
+
     @Override
     public void onBackchannelClosed(RdmaConnection connection) {
+        transports.remove(connection);
         BackchannelTransport transport = backchannels.remove(connection);
         if (transport != null) {
             EOFException cause = closedCause(connection);
@@ -199,13 +215,17 @@ final class CallBridge implements RpcCallHandler {
                     break;
             }
         }
-        CallTransport transport = new CallTransport(this, reply, call, program, version, procedure, key);
+        CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,
+                key);
         try {
             dispatcher.execute(transport);
         } catch (RejectedExecutionException e) {
             LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress(), e.toString());
+            transport.takeAnswer();
             finish(reply, call, key);
+            transport.releaseHold(); // the worker's, which never ran
+            transport.releaseHold(); // the answer's
         }
     }
 
@@ -216,7 +236,7 @@ final class CallBridge implements RpcCallHandler {
     void serve(CallTransport transport) {
         RpcCallDispatcher.Outcome outcome;
         try {
-            outcome = dispatcher.serve(new CallXdr(wrap(transport.call().body()), transport.reply()), transport);
+            outcome = dispatcher.serve(transport.xdr(wrap(transport.call().body())), transport);
         } catch (RuntimeException e) {
             LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
                     transport.getRemoteSocketAddress(), e);
@@ -229,6 +249,7 @@ final class CallBridge implements RpcCallHandler {
                 // Nothing answers these: the message was not a call we could read.
                 if (transport.takeAnswer()) {
                     finish(transport.reply(), transport.call(), transport.cacheKey());
+                    transport.releaseHold();
                 }
                 break;
             default:
@@ -282,7 +303,11 @@ final class CallBridge implements RpcCallHandler {
             }
         } finally {
             inFlight.decrementAndGet();
-            call.release();
+            try {
+                call.release();
+            } finally {
+                transport.releaseHold();
+            }
         }
     }
 

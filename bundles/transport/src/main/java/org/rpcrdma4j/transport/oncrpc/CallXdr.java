@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
@@ -19,20 +20,42 @@ import org.rpcrdma4j.transport.PendingReply;
  * begins, and the call's memory is never written.
  */
 final class CallXdr extends Xdr {
-    private final PendingReply reply;
-    /** The pending reply's own buffer while the reply is encoded into it, else null. */
+    private PendingReply reply;
+    /** Whether this call's reply memory was taken (its first reply only). */
+    private boolean replyTaken;
+    /** The pending reply's memory while the reply is encoded into it, else null. */
     private ByteBuffer replyMemory;
-    /** The Grizzly view of {@link #replyMemory}. */
+    /** The last reply memory seen, and its Grizzly view: reused while the pairing holds. */
+    private ByteBuffer viewedMemory;
     private Buffer replyView;
 
+    /** A stream for one {@link CallTransport}, taken up for each call with {@link #begin}. */
+    CallXdr() {
+        super(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[0]));
+    }
+
     /**
+     * begin() - take this stream up for a call.
+     *
      * @param call the call message, read in place (read-only)
      * @param reply the call's pending reply, whose {@link PendingReply#replyBuffer()} the reply
      *        is encoded into
+     * @return this stream
      */
-    CallXdr(Buffer call, PendingReply reply) {
-        super(call);
+    CallXdr begin(Buffer call, PendingReply reply) {
+        call.order(ByteOrder.BIG_ENDIAN);
+        _buffer = call;
         this.reply = reply;
+        replyTaken = false;
+        replyMemory = null;
+        return this;
+    }
+
+    /** reset() - the call is done: forget it (the reply view is kept for the next call). */
+    void reset() {
+        _buffer = null;
+        reply = null;
+        replyMemory = null;
     }
 
     /**
@@ -42,13 +65,17 @@ final class CallXdr extends Xdr {
      */
     @Override
     public void beginEncoding() {
-        if (replyView == null) {
+        if (!replyTaken) {
             // The first reply only: a second one (a program that answers twice) must not touch
             // memory that may already carry another call's reply; it fails when sent.
+            replyTaken = true;
             ByteBuffer memory = reply.replyBuffer();
+            if (memory != viewedMemory) {
+                viewedMemory = memory;
+                replyView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, memory.array(), memory.arrayOffset(),
+                        memory.capacity());
+            }
             replyMemory = memory;
-            replyView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, memory.array(), memory.arrayOffset(),
-                    memory.capacity());
             _buffer = replyView;
         } else {
             replyMemory = null;

@@ -26,6 +26,7 @@ public final class CallBuilder {
     private final List<int[]> positionZeroSplit = new ArrayList<>();
     private int credits = 32;
     private int[] replyChunk;
+    private int[] writeChunk;
 
     private record Part(byte[] data, boolean chunk, int[] segments) {
     }
@@ -98,6 +99,12 @@ public final class CallBuilder {
     }
 
     /** @param handleLengthOffset a one-segment reply chunk {handle, length} @return this */
+    /** writeChunk() - offer one write chunk of one segment (offset 0x2000). */
+    public CallBuilder writeChunk(int handle, int length) {
+        writeChunk = new int[] {handle, length};
+        return this;
+    }
+
     public CallBuilder replyChunk(int handle, int length) {
         replyChunk = new int[] {handle, length};
         return this;
@@ -147,6 +154,9 @@ public final class CallBuilder {
             } else {
                 position += p.data.length;
             }
+        }
+        if (writeChunk != null) {
+            w.writeChunk(1).segment(writeChunk[0], writeChunk[1], 0x2000);
         }
         if (replyChunk != null) {
             w.replyChunk(1).segment(replyChunk[0], replyChunk[1], 0x1000);

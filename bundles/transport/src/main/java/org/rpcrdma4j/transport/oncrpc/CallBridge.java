@@ -236,7 +236,7 @@ final class CallBridge implements RpcCallHandler {
     void serve(CallTransport transport) {
         RpcCallDispatcher.Outcome outcome;
         try {
-            outcome = dispatcher.serve(transport.xdr(wrap(transport.call().body())), transport);
+            outcome = dispatcher.serve(transport.xdr(transport.call().body()), transport);
         } catch (RuntimeException e) {
             LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
                     transport.getRemoteSocketAddress(), e);
@@ -344,13 +344,11 @@ final class CallBridge implements RpcCallHandler {
     }
 
     /**
-     * wrap() - the call body as one Grizzly buffer over the views, in place: an inline call is one
-     * wrapper of its receive buffer slice; a call with read chunks a composite of its pieces.
+     * wrap() - a call body of several views (read chunks) as one Grizzly composite over them, in
+     * place. (An inline call's one view is wrapped by its {@link CallTransport}'s reused
+     * {@link BodyWrapper}.)
      */
-    private Buffer wrap(List<ByteBuffer> body) {
-        if (body.size() == 1) {
-            return Buffers.wrap(memoryManager, body.get(0).slice());
-        }
+    Buffer wrap(List<ByteBuffer> body) {
         Buffer[] pieces = new Buffer[body.size()];
         for (int i = 0; i < pieces.length; i++) {
             pieces[i] = Buffers.wrap(memoryManager, body.get(i).slice());

@@ -3,12 +3,12 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
-import org.glassfish.grizzly.Buffer;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -37,6 +37,9 @@ final class CallTransport extends ConnectionTransport implements Runnable {
     /** The pool this transport returns to; null for one made beyond the pool's bound. */
     private final CallTransportPool pool;
     private final CallXdr xdr = new CallXdr();
+    private final BodyWrapper body = new BodyWrapper();
+    /** The last length boxed for a send handler, reused while replies keep their length. */
+    private Integer boxedLength;
     private final AtomicInteger holds = new AtomicInteger();
     private final AtomicInteger answered = new AtomicInteger();
     private volatile PendingReply reply;
@@ -94,14 +97,23 @@ final class CallTransport extends ConnectionTransport implements Runnable {
         call = null;
         cacheKey = null;
         xdr.reset();
+        body.forget();
         if (pool != null) {
             pool.release(this);
         }
     }
 
-    /** @return the call's XDR stream over {@code body}, encoding its reply into the pending reply's memory */
-    CallXdr xdr(Buffer body) {
-        return xdr.begin(body, reply);
+    /**
+     * xdr() - the call's XDR stream over its body, read in place (an inline call's one view
+     * through this transport's reused wrapper, from the view's position), encoding its reply
+     * into the pending reply's memory.
+     */
+    CallXdr xdr(List<ByteBuffer> views) {
+        if (views.size() == 1) {
+            ByteBuffer view = views.get(0);
+            return xdr.begin(body.wrap(view), view.position(), reply);
+        }
+        return xdr.begin(bridge.wrap(views), 0, reply);
     }
 
     PendingReply reply() {
@@ -156,7 +168,12 @@ final class CallTransport extends ConnectionTransport implements Runnable {
                     + connection().remoteAddress() + " not sent: " + e.getMessage(), e), attachment);
             return;
         }
-        handler.completed(length, attachment);
+        Integer boxed = boxedLength;
+        if (boxed == null || boxed != length) {
+            boxed = length;
+            boxedLength = boxed;
+        }
+        handler.completed(boxed, attachment);
     }
 
     @Override

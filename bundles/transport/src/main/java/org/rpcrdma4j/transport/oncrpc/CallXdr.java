@@ -21,6 +21,9 @@ import org.rpcrdma4j.transport.PendingReply;
  */
 final class CallXdr extends Xdr {
     private PendingReply reply;
+    /** The call's buffer, and where the call message starts in it. */
+    private Buffer callBuffer;
+    private int start;
     /** Whether this call's reply memory was taken (its first reply only). */
     private boolean replyTaken;
     /** The pending reply's memory while the reply is encoded into it, else null. */
@@ -37,14 +40,17 @@ final class CallXdr extends Xdr {
     /**
      * begin() - take this stream up for a call.
      *
-     * @param call the call message, read in place (read-only)
+     * @param call the call message, read in place (read-only), up to its limit
+     * @param start where the message starts in {@code call}
      * @param reply the call's pending reply, whose {@link PendingReply#replyBuffer()} the reply
      *        is encoded into
      * @return this stream
      */
-    CallXdr begin(Buffer call, PendingReply reply) {
+    CallXdr begin(Buffer call, int start, PendingReply reply) {
         call.order(ByteOrder.BIG_ENDIAN);
         _buffer = call;
+        this.callBuffer = call;
+        this.start = start;
         this.reply = reply;
         replyTaken = false;
         replyMemory = null;
@@ -54,8 +60,27 @@ final class CallXdr extends Xdr {
     /** reset() - the call is done: forget it (the reply view is kept for the next call). */
     void reset() {
         _buffer = null;
+        callBuffer = null;
         reply = null;
         replyMemory = null;
+    }
+
+    /** beginDecoding() - decode from the start of the call message (not of its buffer). */
+    @Override
+    public void beginDecoding() {
+        super.beginDecoding();
+        if (_buffer == callBuffer) {
+            _buffer.position(start);
+        }
+    }
+
+    /** endDecoding() - back to the start of the call message. */
+    @Override
+    public void endDecoding() {
+        super.endDecoding();
+        if (_buffer == callBuffer) {
+            _buffer.position(start);
+        }
     }
 
     /**

@@ -51,14 +51,4 @@ final class CallTransportPool {
         }
         free[freeCount++] = transport;
     }
-
-    /** @return transports made for this pool so far */
-    synchronized int created() {
-        return created;
-    }
-
-    /** @return transports in the pool, not in use */
-    synchronized int available() {
-        return freeCount;
-    }
 }

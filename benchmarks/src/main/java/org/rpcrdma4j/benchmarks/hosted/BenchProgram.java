@@ -29,7 +29,10 @@ final class BenchProgram implements RpcDispatchable {
     /** Longest READ reply the program serves. */
     static final int MAX_READ_BYTES = 1 << 20;
 
-    /** READ replies carry their data as a DDP-eligible item: the opaque that starts the results. */
+    /**
+     * READ replies carry their data as a DDP-eligible item: the opaque that starts the results;
+     * every procedure is idempotent (no reply cache).
+     */
     static final UpperLayerBinding BINDING = new UpperLayerBinding() {
         @Override
         public int program() {
@@ -44,6 +47,12 @@ final class BenchProgram implements RpcDispatchable {
         @Override
         public int locateReplyItem(int version, int procedure, ByteBuffer result) {
             return result.remaining() >= 4 ? 0 : -1;
+        }
+
+        /** NULL, ECHO and READ change nothing: a retransmission may run again (TCP has no cache either). */
+        @Override
+        public boolean isNonIdempotent(int version, int procedure) {
+            return false;
         }
     };
 

@@ -8,6 +8,7 @@ import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.verbs.Access;
+import org.rpcrdma4j.verbs.CompletionOpcode;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEventType;
@@ -16,6 +17,7 @@ import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
+import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
@@ -25,12 +27,17 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 /**
  * BenchClient - a minimal requester for the transport benchmarks: one pre-encoded call (inline,
  * or with one read chunk over a REMOTE_READ region), sent again and again with a reused work
- * request, so the client allocates nothing per call.
+ * request, so the client allocates nothing per call. It keeps {@value #RECEIVE_DEPTH} receives
+ * posted for the server's replies, reposts each with its own reused work request, and counts the
+ * replies ({@link #replies()}), checking each one's transport header names the call's xid.
  *
  * <p>Single-threaded; the benchmark owns it and closes it.
  */
 final class BenchClient implements AutoCloseable {
     private static final int SEND_DEPTH = 64;
+    static final int RECEIVE_DEPTH = 64;
+    private static final int RECEIVE_SIZE = 4096;
+    private static final int XID = 0x12345678;
 
     private final ConnectionManager cm;
     private final Connection connection;
@@ -40,7 +47,10 @@ final class BenchClient implements AutoCloseable {
     private final MemoryRegion sendRegion;
     private final MemoryRegion sourceRegion;
     private final SendWorkRequest send = new SendWorkRequest(1);
-    private final WorkCompletion[] completions = new WorkCompletion[SEND_DEPTH];
+    private final MemoryRegion receiveRegion;
+    private final ReceiveWorkRequest[] receives = new ReceiveWorkRequest[RECEIVE_DEPTH];
+    private final WorkCompletion[] completions = new WorkCompletion[SEND_DEPTH + RECEIVE_DEPTH];
+    private long replies;
     private int callLength;
     private int inFlight;
     private boolean established;
@@ -49,13 +59,18 @@ final class BenchClient implements AutoCloseable {
         cm = provider.openConnectionManager();
         connection = cm.createConnection(null, server, Duration.ofSeconds(5));
         pd = connection.device().allocateProtectionDomain();
-        cq = connection.device().createCompletionQueue(SEND_DEPTH * 2);
+        cq = connection.device().createCompletionQueue((SEND_DEPTH + RECEIVE_DEPTH) * 2);
         sendRegion = pd.registerMemory(ByteBuffer.allocateDirect(4096), 0);
         sourceRegion = pd.registerMemory(ByteBuffer.allocateDirect(Math.max(chunkBytes, 1)), Access.REMOTE_READ);
+        receiveRegion = pd.registerMemory(ByteBuffer.allocateDirect(RECEIVE_DEPTH * RECEIVE_SIZE), Access.LOCAL_WRITE);
         qp = connection.createQueuePair(pd, QueuePairAttributes.builder(cq, cq).sendQueueDepth(SEND_DEPTH)
-                .receiveQueueDepth(1).initiatorDepth(1).responderResources(16).build());
+                .receiveQueueDepth(RECEIVE_DEPTH).initiatorDepth(1).responderResources(16).build());
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
+        }
+        for (int i = 0; i < RECEIVE_DEPTH; i++) {
+            receives[i] = new ReceiveWorkRequest(1).id(i).buffer(receiveRegion, i * RECEIVE_SIZE, RECEIVE_SIZE);
+            qp.postReceive(receives[i]);
         }
         ByteBuffer data = ByteBuffer.allocate(8);
         new ConnectionPrivateData(4096, 4096, false).encode(data, 0);
@@ -66,7 +81,7 @@ final class BenchClient implements AutoCloseable {
     void encodeCall(int inlineBytes, int chunkBytes) {
         ByteBuffer buffer = sendRegion.buffer();
         HeaderWriter writer = new HeaderWriter().wrap(buffer, 0, buffer.capacity())
-                .fixedHeader(0x12345678, RpcRdma.VERSION_1, 32, RpcRdma.RDMA_MSG);
+                .fixedHeader(XID, RpcRdma.VERSION_1, 32, RpcRdma.RDMA_MSG);
         if (chunkBytes > 0) {
             writer.readChunk(inlineBytes, sourceRegion.rkey(), chunkBytes, sourceRegion.address());
         }
@@ -94,14 +109,35 @@ final class BenchClient implements AutoCloseable {
         return inFlight < SEND_DEPTH;
     }
 
-    /** poll() - connection events and SEND completions. */
+    /** @return replies received so far */
+    long replies() {
+        return replies;
+    }
+
+    /** poll() - connection events, SEND completions, and replies (each receive reposted). */
     int poll() throws VerbsException {
         int work = 0;
         if (!established) {
             work += cm.pollEvents(e -> established |= e.type() == ConnectionEventType.ESTABLISHED, 4);
         }
         int n = cq.poll(completions, completions.length);
-        inFlight -= n;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = completions[i];
+            if (!wc.isSuccess()) {
+                throw new IllegalStateException("benchmark client: " + wc);
+            }
+            if (wc.opcode() != CompletionOpcode.RECV) {
+                inFlight--;
+                continue;
+            }
+            int slot = (int) wc.id();
+            int xid = receiveRegion.buffer().getInt(slot * RECEIVE_SIZE);
+            if (xid != XID) {
+                throw new IllegalStateException("benchmark client: a reply names xid 0x" + Integer.toHexString(xid));
+            }
+            replies++;
+            qp.postReceive(receives[slot].next(null));
+        }
         return work + n;
     }
 
@@ -111,6 +147,7 @@ final class BenchClient implements AutoCloseable {
         cq.close();
         sendRegion.deregister();
         sourceRegion.deregister();
+        receiveRegion.deregister();
         pd.close();
         cm.close();
     }

@@ -141,7 +141,8 @@ public final class CallRequest {
     /** @return the message bytes that travel inline or in the position-zero chunk */
     int inlineStreamLength() {
         int length = message.remaining();
-        for (DdpItem item : readChunks) {
+        for (int i = 0; i < readChunks.size(); i++) {
+            DdpItem item = readChunks.get(i);
             length -= item.paddedEnd() - item.offset();
         }
         return length;

@@ -224,49 +224,47 @@ final class ClientSession {
 
     /**
      * Completes finished calls: deregisters their memory first, then completes their futures.
-     * MUST be called without the session's lock.
+     * MUST be called without the session's lock. Allocates nothing.
      *
-     * @param finished the calls; emptied first, so a callback that adds to it (by closing the
-     *        client) does not disturb the iteration
+     * @param finished the calls; each is taken out of the list before its future completes, so
+     *        a callback that adds to it (by closing the client) does not disturb the iteration
      */
     static void finish(List<Finished> finished) {
         complete(release(finished));
     }
 
     /**
-     * Deregisters the memory of finished calls, the first half of {@link #finish}.
+     * Deregisters the memory of finished calls, the first half of {@link #finish}, in place.
      *
-     * @param finished the calls; emptied
-     * @return the calls with any deregistration failure folded into their outcome
+     * @param finished the calls
+     * @return {@code finished}, each call's deregistration failure folded into its outcome
      */
     static List<Finished> release(List<Finished> finished) {
-        if (finished.isEmpty()) {
-            return List.of();
-        }
-        List<Finished> released = new ArrayList<>(finished.size());
-        for (Finished f : finished) {
+        for (int i = 0; i < finished.size(); i++) {
+            Finished f = finished.get(i);
             VerbsException failed = f.call().release();
             if (failed == null) {
-                released.add(f);
-            } else if (f.error() != null) {
+                continue;
+            }
+            if (f.error() != null) {
                 f.error().addSuppressed(failed);
-                released.add(f);
             } else {
-                released.add(new Finished(f.call(), null, failed));
+                finished.set(i, new Finished(f.call(), null, failed));
             }
         }
-        finished.clear();
-        return released;
+        return finished;
     }
 
     /**
-     * Completes the futures of released calls, the second half of {@link #finish}. Dependent
-     * actions run here, so no lock of the client may be held.
+     * Completes the futures of released calls, the second half of {@link #finish}, first to last,
+     * taking each out of the list before its future completes. Dependent actions run here, so
+     * no lock of the client may be held.
      *
-     * @param released calls from {@link #release}
+     * @param released calls from {@link #release}; emptied
      */
     static void complete(List<Finished> released) {
-        for (Finished f : released) {
+        while (!released.isEmpty()) {
+            Finished f = released.remove(0);
             if (f.error() != null) {
                 f.call().future().completeExceptionally(f.error());
             } else {

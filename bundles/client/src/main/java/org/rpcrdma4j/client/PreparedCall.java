@@ -79,6 +79,10 @@ final class PreparedCall {
         if (registrar.fastRegistration() && chunks > MAX_FAST_REGISTRATIONS) {
             throw new IllegalArgumentException(chunks + " chunks; with fast registration a call has at most " + MAX_FAST_REGISTRATIONS);
         }
+        if (chunks == 0) {
+            // An inline call without chunks registers nothing: no lists to build.
+            return new PreparedCall(request, future, proc, null, List.of(), List.of(), null, size.msgHeaderLength(), List.of());
+        }
         List<ChunkMemory> regions = new ArrayList<>();
         try {
             Chunk positionZero = null;
@@ -215,8 +219,8 @@ final class PreparedCall {
         }
         released = true;
         VerbsException first = null;
-        for (ChunkMemory region : regions) {
-            VerbsException failed = region.release();
+        for (int i = 0; i < regions.size(); i++) {
+            VerbsException failed = regions.get(i).release();
             if (failed != null) {
                 if (first == null) {
                     first = failed;

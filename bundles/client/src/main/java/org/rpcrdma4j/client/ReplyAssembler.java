@@ -61,6 +61,9 @@ final class ReplyAssembler {
             throw new MalformedReplyException(header.xid(), list.chunkCount() + " write chunks reported, " + call.writeChunks().size()
                     + " offered");
         }
+        if (list.chunkCount() == 0) {
+            return List.of();
+        }
         List<ByteBuffer> data = new ArrayList<>(list.chunkCount());
         for (int c = 0; c < list.chunkCount(); c++) {
             int chunk = c;

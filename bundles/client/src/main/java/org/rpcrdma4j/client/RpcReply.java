@@ -28,9 +28,21 @@ public final class RpcReply {
         this.proc = proc;
         this.credits = credits;
         this.body = body.asReadOnlyBuffer();
-        this.writeChunks = writeChunks.stream().map(ByteBuffer::asReadOnlyBuffer).toList();
+        this.writeChunks = readOnly(writeChunks);
         this.invalidated = invalidated;
         this.invalidatedKey = invalidatedKey;
+    }
+
+    /** @return read-only views of {@code buffers}, unmodifiable; no allocation when there are none */
+    private static List<ByteBuffer> readOnly(List<ByteBuffer> buffers) {
+        if (buffers.isEmpty()) {
+            return List.of();
+        }
+        ByteBuffer[] views = new ByteBuffer[buffers.size()];
+        for (int i = 0; i < views.length; i++) {
+            views[i] = buffers.get(i).asReadOnlyBuffer();
+        }
+        return List.of(views);
     }
 
     /** @return the xid */

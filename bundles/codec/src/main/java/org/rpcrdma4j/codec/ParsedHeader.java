@@ -142,6 +142,46 @@ public final class ParsedHeader {
     }
 
     /**
+     * copyReplyChunksFrom() - make this holder what a reply to {@code call} needs: its xid,
+     * version and credits, procedure RDMA_MSG, an empty read list, and its write list and reply
+     * chunk as decoded. No bytes are decoded again and nothing is allocated: a responder keeps
+     * this copy in a pooled per-call context while the call's own holder is reused.
+     *
+     * <p>Assumptions: {@code call} was decoded with {@link DecodeStatus#OK}; this holder
+     * {@link #fits} the limits {@code call} was decoded under.
+     *
+     * @param call the decoded call
+     * @throws IllegalArgumentException when a list of {@code call} does not fit this holder
+     */
+    public void copyReplyChunksFrom(ParsedHeader call) {
+        WriteList writes = call.writeList;
+        SegmentList reply = call.replyChunk;
+        if (writes.chunkCount() > writeList.chunkCapacity()
+                || writes.segments().count() > writeList.segments().capacity()
+                || reply.count() > replyChunk.capacity()) {
+            throw new IllegalArgumentException("the call's chunk lists (" + writes.chunkCount() + " write chunk(s) of "
+                    + writes.segments().count() + " segment(s), a reply chunk of " + reply.count()
+                    + " segment(s)) do not fit this holder");
+        }
+        reset(0);
+        xid = call.xid;
+        vers = call.vers;
+        credits = call.credits;
+        proc = RpcRdma.RDMA_MSG;
+        SegmentList segments = writes.segments();
+        for (int c = 0; c < writes.chunkCount(); c++) {
+            writeList.beginChunk();
+            int first = writes.firstSegment(c);
+            for (int s = first; s < first + writes.segmentCount(c); s++) {
+                writeList.addSegment(segments.handle(s), (int) segments.length(s), segments.offset(s));
+            }
+        }
+        for (int s = 0; s < reply.count(); s++) {
+            replyChunk.add(reply.handle(s), (int) reply.length(s), reply.offset(s));
+        }
+    }
+
+    /**
      * contentEquals() - compare the protocol content of two headers.
      *
      * <p>Compares the fixed fields, the error fields and the three lists (read

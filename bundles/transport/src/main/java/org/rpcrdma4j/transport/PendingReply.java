@@ -17,7 +17,10 @@ import java.nio.ByteBuffer;
  * RPC reply to a retransmission).
  *
  * <p>Ownership: whoever detached it MUST finish it exactly once, with {@link #send} or
- * {@link #abandon()}; a second attempt throws {@link IllegalStateException}. Threading: safe from
+ * {@link #abandon()}; a second attempt throws {@link IllegalStateException} as long as the
+ * transport has not yet reused it: a pending reply is a pooled per-call context of its
+ * connection, taken up by a later call once this one's reply is posted or abandoned, so it MUST
+ * NOT be used after it is finished. Threading: safe from
  * any thread; {@link #send} never blocks (a full send queue or staging area makes the reply wait
  * on the connection, in order).
  */
@@ -36,6 +39,18 @@ public interface PendingReply {
 
     /** @return the bytes the client's reply chunk can take, 0 when it offered none */
     long replyChunkCapacity();
+
+    /**
+     * replyBuffer() - memory owned by this pending reply to encode the RPC reply into: a heap
+     * buffer at least as large as the connection's inline send size, cleared, made once and
+     * reused by later replies of the connection. A reply encoded here and passed to {@link #send}
+     * costs no allocation; the transport reads it before the context is reused. Optional: any
+     * other buffer may be sent. Valid until {@link #send} or {@link #abandon()}.
+     *
+     * @return the buffer, position 0 and limit its capacity
+     * @throws IllegalStateException when the reply was already sent or abandoned
+     */
+    ByteBuffer replyBuffer();
 
     /**
      * send() - send the RPC reply message.

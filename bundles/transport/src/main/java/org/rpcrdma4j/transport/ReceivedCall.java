@@ -79,8 +79,9 @@ public interface ReceivedCall {
 
     /**
      * detachReply() - take the way back for this call's reply, so the call can be released before
-     * the reply exists. Copies the call's transport header (a few dozen bytes); MAY be called
-     * once, before {@link #release()}.
+     * the reply exists. Takes a pooled per-call context of the connection and copies the call's
+     * parsed chunk lists into it (no allocation, no second decode); MAY be called once, before
+     * {@link #release()}.
      *
      * @return the pending reply, to be finished exactly once
      * @throws IllegalStateException when called twice or after {@link #release()}

@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
-import org.rpcrdma4j.codec.HeaderDecoder;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaCm;
@@ -68,6 +67,8 @@ public final class ConnectionState implements RdmaConnection {
     private ReplySender replySender;
     /** This connection's share of the loop's reply staging slab. */
     private ReplyStaging replyStaging;
+    /** The per-call reply contexts, at most one per receive context. */
+    private final ReplyJobPool replyJobs;
     /** Replies sent by RPC-layer threads, taken over by the completion thread in {@link #doWork}. */
     private final ConcurrentLinkedQueue<ReplyJob> submittedReplies = new ConcurrentLinkedQueue<>();
     private QueuePair queuePair;
@@ -100,6 +101,7 @@ public final class ConnectionState implements RdmaConnection {
         // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
         // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
         this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
+        this.replyJobs = new ReplyJobPool(this, config.limits(), config.receiveContexts());
         this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
                 Math.min(replySizeLimit, config.maxInlineSend()));
     }
@@ -125,7 +127,7 @@ public final class ConnectionState implements RdmaConnection {
                     loop.repliesInTransit());
             ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
             dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters, backchannel);
-            replySender = new ReplySender(new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER), new ParsedHeader(config.limits()), sendQueue,
+            replySender = new ReplySender(sendQueue,
                     replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
                     Math.min(replySizeLimit, sendQueue.bufferLength()));
             readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
@@ -443,7 +445,7 @@ public final class ConnectionState implements RdmaConnection {
      */
     void submitReply(ReplyJob job) {
         if (phase >= CLOSING || closeRequested) {
-            job.forgetReply();
+            job.recycle();
             counters.increment(Counter.REPLIES_DROPPED);
             return;
         }
@@ -476,7 +478,7 @@ public final class ConnectionState implements RdmaConnection {
     private boolean postOnThisThread(ReplyJob job) {
         if (phase >= CLOSING) {
             loop.repliesInTransit().decrementAndGet();
-            job.forgetReply();
+            job.recycle();
             counters.increment(Counter.REPLIES_DROPPED);
             return true;
         }
@@ -491,9 +493,22 @@ public final class ConnectionState implements RdmaConnection {
         return true;
     }
 
-    /** newReply() - the pending reply of a call about to be handed to the RPC layer. */
-    ReplyJob newReply(ByteBuffer receiveBuffer, ParsedHeader header) {
-        return new ReplyJob(this, receiveBuffer, header);
+    /**
+     * newReply() - the pending reply of a call about to be handed to the RPC layer: a pooled
+     * per-call context holding the call's chunk lists as parsed at receive time.
+     */
+    ReplyJob newReply(ParsedHeader header) {
+        return replyJobs.acquire().open(header);
+    }
+
+    /** @return the size of a pending reply's {@link ReplyJob#replyBuffer()}: the inline send size */
+    int replyBufferSize() {
+        return Math.min(replySizeLimit, config.maxInlineSend());
+    }
+
+    /** @return the pooled per-call reply contexts of this connection (tests, statistics) */
+    ReplyJobPool replyJobs() {
+        return replyJobs;
     }
 
     private int takeSubmittedReplies() {
@@ -510,7 +525,7 @@ public final class ConnectionState implements RdmaConnection {
         ReplyJob job;
         while ((job = submittedReplies.poll()) != null) {
             loop.repliesInTransit().decrementAndGet();
-            job.forgetReply();
+            job.recycle();
             counters.increment(Counter.REPLIES_DROPPED);
         }
     }

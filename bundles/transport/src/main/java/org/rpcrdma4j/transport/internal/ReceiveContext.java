@@ -211,7 +211,7 @@ public final class ReceiveContext implements ReceivedCall {
                     + " was already detached");
         }
         replyDetached = true;
-        return owner.newReply(buffer, header);
+        return owner.newReply(header);
     }
 
     @Override

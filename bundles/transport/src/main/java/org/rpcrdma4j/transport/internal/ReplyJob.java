@@ -4,53 +4,81 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.ParsedHeader;
-import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 
 /**
- * ReplyJob - a {@link PendingReply}: a copy of the call's transport header (to build the reply's
- * header from this call's chunks, never another's), and once sent, the RPC reply and where its
- * DDP-eligible item lies. The RPC layer owns it until {@link #send}; then the connection's
- * {@link ReplySender} does, on the completion thread.
+ * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
+ * the client offered for it, copied from the header parsed at receive time (so the reply is
+ * built from this call's chunks, never another's, without a copy of the header's bytes or a
+ * second decode), the memory a reply may be encoded into ({@link #replyBuffer()}), and once
+ * sent, the RPC reply and where its DDP-eligible item lies.
  *
- * <p>Threading: {@link #send} and {@link #abandon} from any thread, once between them; the rest
- * on the completion thread.
+ * <p>Life cycle ({@link #state}): FREE (in its {@link ReplyJobPool}) → OPEN ({@link #open},
+ * when the call's reply is detached; the RPC layer owns it) → SENT ({@link #send}; the
+ * connection's {@link ReplySender} owns it) → FREE once {@link #recycle()}d: posted, refused
+ * with ERR_CHUNK, or dropped. OPEN → ABANDONED ({@link #abandon}) → FREE at once.
+ *
+ * <p>Threading: {@link #send} and {@link #abandon} from any thread, once between them; the
+ * reply sender's accessors under the connection's send lock.
  */
 final class ReplyJob implements PendingReply {
-    private static final int OPEN = 0;
-    private static final int SENT = 1;
-    private static final int ABANDONED = 2;
-    /** A read list item on the wire: the "present" word, the position and a segment (RFC 8166 §4.2.1). */
-    private static final int READ_ITEM_BYTES = 6 * Integer.BYTES;
+    private static final int FREE = 0;
+    private static final int OPEN = 1;
+    private static final int SENT = 2;
+    private static final int ABANDONED = 3;
     /** {@link #singleKey}: the call's segments name no key, or more than one. */
     private static final long NO_SINGLE_KEY = -1;
+    /** {@link #sameKey}: two segments so far named different keys. */
+    private static final long MIXED_KEYS = -2;
 
     private final ConnectionState connection;
-    private final byte[] callHeader;
-    private final int xid;
-    private final long writeChunkCapacity;
-    private final long replyChunkCapacity;
+    /** The pool this context returns to; null for one made beyond the pool's bound. */
+    private final ReplyJobPool pool;
+    /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
+    private final ParsedHeader call;
+    private final AtomicInteger state = new AtomicInteger(FREE);
+    private int xid;
+    private long writeChunkCapacity;
+    private long replyChunkCapacity;
     /** Whether the reply may be a Send With Invalidate of {@link #invalidateKey}. */
-    private final boolean invalidates;
+    private boolean invalidates;
     /** The one key all of the call's segments name (meaningful when {@link #invalidates}). */
-    private final int invalidateKey;
-    private final AtomicInteger state = new AtomicInteger(OPEN);
+    private int invalidateKey;
     private ByteBuffer reply;
     private int ddpItemOffset;
+    /** Made on first use, then reused by every reply this context carries. */
+    private ByteBuffer replyBuffer;
 
-    ReplyJob(ConnectionState connection, ByteBuffer receiveBuffer, ParsedHeader header) {
+    ReplyJob(ConnectionState connection, ReplyJobPool pool, RpcRdmaLimits limits) {
         this.connection = connection;
-        this.xid = header.xid();
-        this.callHeader = replyRelevantHeader(receiveBuffer, header);
+        this.pool = pool;
+        this.call = new ParsedHeader(limits);
+    }
+
+    /**
+     * open() - take up the reply to the call {@code header} describes (decoded OK): its xid and
+     * chunk lists are copied here, so the call's receive context may be reused before the reply
+     * is sent. Allocates nothing.
+     */
+    ReplyJob open(ParsedHeader header) {
+        if (!state.compareAndSet(FREE, OPEN)) {
+            throw new IllegalStateException(this + " taken from its pool while in use");
+        }
+        call.copyReplyChunksFrom(header);
+        xid = header.xid();
         // Only where the connection allows it: the rest of the calls skip the walk over their segments.
         long key = connection.remoteInvalidationAllowed() ? singleKey(header) : NO_SINGLE_KEY;
-        this.invalidates = key != NO_SINGLE_KEY;
-        this.invalidateKey = (int) key;
-        this.writeChunkCapacity = header.writeList().chunkCount() > 0 ? header.writeList().chunkLength(0) : 0;
-        this.replyChunkCapacity = header.hasReplyChunk() ? header.replyChunk().totalLength() : 0;
+        invalidates = key != NO_SINGLE_KEY;
+        invalidateKey = (int) key;
+        writeChunkCapacity = header.writeList().chunkCount() > 0 ? header.writeList().chunkLength(0) : 0;
+        replyChunkCapacity = header.hasReplyChunk() ? header.replyChunk().totalLength() : 0;
+        reply = null;
+        ddpItemOffset = -1;
+        return this;
     }
 
     /**
@@ -59,18 +87,20 @@ final class ReplyJob implements PendingReply {
      * @return that key as an unsigned value, or {@link #NO_SINGLE_KEY} when none or several
      */
     private static long singleKey(ParsedHeader header) {
-        long key = NO_SINGLE_KEY;
-        SegmentList[] lists = {header.readList().segments(), header.writeList().segments(), header.replyChunk()};
-        for (SegmentList list : lists) {
-            for (int i = 0; i < list.count(); i++) {
-                long handle = Integer.toUnsignedLong(list.handle(i));
-                if (key != NO_SINGLE_KEY && handle != key) {
-                    return NO_SINGLE_KEY;
-                }
-                key = handle;
-            }
+        long key = sameKey(header.readList().segments(), NO_SINGLE_KEY);
+        key = sameKey(header.writeList().segments(), key);
+        key = sameKey(header.replyChunk(), key);
+        return key == MIXED_KEYS ? NO_SINGLE_KEY : key;
+    }
+
+    /** @return the one key of {@code key} (the lists before) and {@code list}, or {@link #MIXED_KEYS} */
+    private static long sameKey(SegmentList list, long key) {
+        long found = key;
+        for (int i = 0; i < list.count() && found != MIXED_KEYS; i++) {
+            long handle = Integer.toUnsignedLong(list.handle(i));
+            found = found == NO_SINGLE_KEY || handle == found ? handle : MIXED_KEYS;
         }
-        return key;
+        return found;
     }
 
     /** @return whether the reply may be a Send With Invalidate of {@link #invalidateKey()} */
@@ -83,21 +113,9 @@ final class ReplyJob implements PendingReply {
         return invalidateKey;
     }
 
-    /**
-     * The call's header as the reply needs it: the fixed words, an empty read list, then the
-     * write list and reply chunk exactly as received. The read list goes (its positions point
-     * into a body the copy does not keep, so it would not decode again), and the procedure
-     * becomes RDMA_MSG (an RDMA_NOMSG call without its position-zero chunk would not either).
-     */
-    private static byte[] replyRelevantHeader(ByteBuffer receiveBuffer, ParsedHeader header) {
-        int fixed = 4 * Integer.BYTES;
-        int readList = header.readList().segments().count() * READ_ITEM_BYTES + Integer.BYTES;
-        int rest = header.bodyOffset() - fixed - readList;
-        byte[] copy = new byte[fixed + Integer.BYTES + rest];
-        receiveBuffer.get(0, copy, 0, fixed);
-        ByteBuffer.wrap(copy).putInt(3 * Integer.BYTES, RpcRdma.RDMA_MSG).putInt(fixed, 0);
-        receiveBuffer.get(fixed + readList, copy, fixed + Integer.BYTES, rest);
-        return copy;
+    /** @return the call's header as the reply needs it (fixed words, write list, reply chunk) */
+    ParsedHeader call() {
+        return call;
     }
 
     @Override
@@ -137,6 +155,7 @@ final class ReplyJob implements PendingReply {
             throw new IllegalStateException(this + " was already finished");
         }
         connection.counters().increment(Counter.REPLIES_ABANDONED);
+        recycle();
     }
 
     /** The item's length word must lie in the message, 4-aligned, with the item and its round-up after it. */
@@ -160,11 +179,6 @@ final class ReplyJob implements PendingReply {
         return (length + 3L) & ~3L;
     }
 
-    /** @return the call's transport header bytes, decoded again when the reply is built */
-    byte[] callHeader() {
-        return callHeader;
-    }
-
     ByteBuffer reply() {
         return reply;
     }
@@ -173,9 +187,32 @@ final class ReplyJob implements PendingReply {
         return ddpItemOffset;
     }
 
-    /** forgetReply() - drop the reference to the RPC reply once it is copied out or dropped. */
-    void forgetReply() {
+    @Override
+    public ByteBuffer replyBuffer() {
+        if (state.get() != OPEN) {
+            throw new IllegalStateException(this + " was already finished");
+        }
+        ByteBuffer buffer = replyBuffer;
+        if (buffer == null) {
+            buffer = ByteBuffer.allocate(connection.replyBufferSize());
+            replyBuffer = buffer;
+        }
+        return buffer.clear();
+    }
+
+    /**
+     * recycle() - the reply is finished (posted: its bytes are in registered memory; refused;
+     * dropped; or abandoned): drop the reference to the RPC reply and go back to the pool.
+     */
+    void recycle() {
         reply = null;
+        int was = state.getAndSet(FREE);
+        if (was == FREE || was == OPEN) {
+            throw new IllegalStateException(this + " recycled while " + (was == FREE ? "free" : "open"));
+        }
+        if (pool != null) {
+            pool.release(this);
+        }
     }
 
     @Override

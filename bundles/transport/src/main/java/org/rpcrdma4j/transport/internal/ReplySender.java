@@ -5,8 +5,6 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.rpcrdma4j.codec.DecodeStatus;
-import org.rpcrdma4j.codec.HeaderDecoder;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.ReplyEncoder;
 import org.rpcrdma4j.codec.SegmentList;
@@ -21,9 +19,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * ReplySender - the reply path of one connection (the counterpart of Linux's svc_rdma_sendto):
  * it turns each RPC reply into RDMA WRITEs and one SEND, in the order the replies were sent.
  *
- * <p>For each reply, decided once from the call's own transport header (decoded again from the
- * copy its {@link ReplyJob} holds, so a reply cache's RPC reply is framed for the retransmission
- * that asked for it):
+ * <p>For each reply, decided once from the call's own chunk lists (parsed when the call arrived
+ * and kept in its pooled {@link ReplyJob}, so a reply cache's RPC reply is framed for the
+ * retransmission that asked for it):
  * <ol>
  * <li>a DDP-eligible item that fits the client's first write chunk is pushed there with RDMA
  *     WRITE and leaves the message, length word kept and XDR round-up dropped (RFC 8166 §3.4.5);
@@ -50,8 +48,8 @@ final class ReplySender {
     private static final int TOO_LARGE = 3;
 
     private final ArrayDeque<ReplyJob> queue = new ArrayDeque<>();
-    private final HeaderDecoder decoder;
-    private final ParsedHeader call;
+    /** The header of the reply being planned: its job's copy of the call's chunk lists. */
+    private ParsedHeader call;
     private final ReplyEncoder encoder = new ReplyEncoder();
     private final SendQueue sendQueue;
     private final ReplyStaging staging;
@@ -77,12 +75,10 @@ final class ReplySender {
 
     private boolean starvedBuffers;
 
-    ReplySender(HeaderDecoder decoder, ParsedHeader scratch, SendQueue sendQueue, ReplyStaging staging,
+    ReplySender(SendQueue sendQueue, ReplyStaging staging,
                 ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
                 int credits, int sendLimit) {
         this.repliesInTransit = repliesInTransit;
-        this.decoder = decoder;
-        this.call = scratch;
         this.sendQueue = sendQueue;
         this.staging = staging;
         this.errorReplies = errorReplies;
@@ -103,11 +99,12 @@ final class ReplySender {
     /** dropAll() - the connection is closing: every queued reply is dropped and counted. */
     void dropAll() {
         while (!queue.isEmpty()) {
-            queue.pollFirst().forgetReply();
+            queue.pollFirst().recycle();
             repliesInTransit.decrementAndGet();
             counters.increment(Counter.REPLIES_DROPPED);
         }
         planned = null;
+        call = null;
     }
 
     /**
@@ -128,8 +125,9 @@ final class ReplySender {
                 return done;
             }
             queue.pollFirst();
-            job.forgetReply();
             planned = null;
+            call = null;
+            job.recycle();
             if (mode == TOO_LARGE) {
                 // Answered by an error reply, not a SEND of its own: done with it now.
                 repliesInTransit.decrementAndGet();
@@ -144,14 +142,7 @@ final class ReplySender {
 
     private void plan(ReplyJob job) {
         planned = job;
-        byte[] header = job.callHeader();
-        DecodeStatus status = decoder.decode(ByteBuffer.wrap(header), 0, header.length, call);
-        if (status != DecodeStatus.OK) {
-            // Decoded OK when the call arrived: only a bug gets here. Tell the client rather than hang.
-            mode = TOO_LARGE;
-            counters.increment(Counter.POST_FAILURES);
-            return;
-        }
+        call = job.call();
         ByteBuffer reply = job.reply();
         int length = reply.remaining();
         itemOffset = -1;

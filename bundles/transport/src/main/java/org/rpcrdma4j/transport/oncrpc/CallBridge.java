@@ -59,6 +59,8 @@ final class CallBridge implements RpcCallHandler {
     private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final ScheduledThreadPoolExecutor backchannelThread;
     private final ConcurrentHashMap<RdmaConnection, BackchannelTransport> backchannels = new ConcurrentHashMap<>();
+    /** Each connection's reusable call transports, dropped when it closes. */
+    private final ConcurrentHashMap<RdmaConnection, CallTransportPool> transports = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
@@ -105,8 +107,22 @@ final class CallBridge implements RpcCallHandler {
         runOnBackchannelThread(() -> transport.replies().deliver(xid, rpcReply));
     }
 
+    /** @return the call transports of {@code connection} (on the completion loop, as {@link #onCall}) */
+    private CallTransportPool transports(RdmaConnection connection) {
+        CallTransportPool pool = transports.get(connection);
+        if (pool == null) {
+            pool = new CallTransportPool(this, connection);
+            if (connection.isOpen()) {
+                // Closing connections keep none: onBackchannelClosed drops their pool.
+                transports.put(connection, pool);
+            }
+        }
+        return pool;
+    }
+
     @Override
     public void onBackchannelClosed(RdmaConnection connection) {
+        transports.remove(connection);
         BackchannelTransport transport = backchannels.remove(connection);
         if (transport != null) {
             EOFException cause = closedCause(connection);
@@ -199,13 +215,17 @@ final class CallBridge implements RpcCallHandler {
                     break;
             }
         }
-        CallTransport transport = new CallTransport(this, reply, call, program, version, procedure, key);
+        CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,
+                key);
         try {
             dispatcher.execute(transport);
         } catch (RejectedExecutionException e) {
             LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress(), e.toString());
+            transport.takeAnswer();
             finish(reply, call, key);
+            transport.releaseHold(); // the worker's, which never ran
+            transport.releaseHold(); // the answer's
         }
     }
 
@@ -216,7 +236,7 @@ final class CallBridge implements RpcCallHandler {
     void serve(CallTransport transport) {
         RpcCallDispatcher.Outcome outcome;
         try {
-            outcome = dispatcher.serve(new CallXdr(wrap(transport.call().body())), transport);
+            outcome = dispatcher.serve(transport.xdr(transport.call().body()), transport);
         } catch (RuntimeException e) {
             LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
                     transport.getRemoteSocketAddress(), e);
@@ -229,6 +249,7 @@ final class CallBridge implements RpcCallHandler {
                 // Nothing answers these: the message was not a call we could read.
                 if (transport.takeAnswer()) {
                     finish(transport.reply(), transport.call(), transport.cacheKey());
+                    transport.releaseHold();
                 }
                 break;
             default:
@@ -255,10 +276,18 @@ final class CallBridge implements RpcCallHandler {
      * then release the call (its receive buffer and sinks go back to the connection).
      */
     void sendReply(CallTransport transport, ByteBuffer message) {
+        // Read everything of the transport first: once the reply is posted its pending reply
+        // (and the buffer the message may lie in) is reused by a later call of the connection.
         PendingReply reply = transport.reply();
+        ReceivedCall call = transport.call();
+        ReplyCache.Key key = transport.cacheKey();
         int ddpOffset = -1;
         if (reply.writeChunkCapacity() > 0) {
             ddpOffset = locateItem(message, transport.program(), transport.version(), transport.procedure());
+        }
+        if (key != null) {
+            // The cache keeps a copy, taken before the message can be reused.
+            cache.complete(key, message, ddpOffset);
         }
         try {
             try {
@@ -267,15 +296,18 @@ final class CallBridge implements RpcCallHandler {
                 LOG.warn("The upper-layer binding of program {} version {} procedure {} named a DDP item the reply "
                         + "does not hold ({}); sending it without direct data placement", transport.program(),
                         transport.version(), transport.procedure(), e.getMessage());
-                ddpOffset = -1;
-                reply.send(message, ddpOffset);
+                if (key != null) {
+                    cache.complete(key, message, -1);
+                }
+                reply.send(message, -1);
             }
         } finally {
             inFlight.decrementAndGet();
-            transport.call().release();
-        }
-        if (transport.cacheKey() != null) {
-            cache.complete(transport.cacheKey(), message, ddpOffset);
+            try {
+                call.release();
+            } finally {
+                transport.releaseHold();
+            }
         }
     }
 
@@ -312,13 +344,11 @@ final class CallBridge implements RpcCallHandler {
     }
 
     /**
-     * wrap() - the call body as one Grizzly buffer over the views, in place: an inline call is one
-     * wrapper of its receive buffer slice; a call with read chunks a composite of its pieces.
+     * wrap() - a call body of several views (read chunks) as one Grizzly composite over them, in
+     * place. (An inline call's one view is wrapped by its {@link CallTransport}'s reused
+     * {@link BodyWrapper}.)
      */
-    private Buffer wrap(List<ByteBuffer> body) {
-        if (body.size() == 1) {
-            return Buffers.wrap(memoryManager, body.get(0).slice());
-        }
+    Buffer wrap(List<ByteBuffer> body) {
         Buffer[] pieces = new Buffer[body.size()];
         for (int i = 0; i < pieces.length; i++) {
             pieces[i] = Buffers.wrap(memoryManager, body.get(i).slice());

@@ -3,53 +3,117 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CompletionHandler;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
+import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 
 /**
  * CallTransport - one received call on its way through a worker: the task the worker runs
- * ({@link #run()}) and the {@code RpcTransport} oncrpc4j sends the call's reply through
- * ({@link #send}), which frames it for RPC-over-RDMA through the call's {@link PendingReply}.
- * Addresses are the connection's real ones (nfs4j checks exports against
- * {@link #getRemoteSocketAddress()}).
+ * ({@link #run()}), the {@code RpcTransport} oncrpc4j sends the call's reply through
+ * ({@link #send}), which frames it for RPC-over-RDMA through the call's {@link PendingReply},
+ * and the call's {@link CallXdr}. Addresses are the connection's real ones (nfs4j checks exports
+ * against {@link #getRemoteSocketAddress()}).
+ *
+ * <p>Pooled per connection ({@link CallTransportPool}): {@link #begin} takes it up for a call
+ * with two holds, one for the worker that serves the call and one for the call's answer; the
+ * worker gives its hold back when {@link CallBridge#serve} returns, the answer when the reply is
+ * sent or the call finished without one; the last hold returns it to its pool. So a program
+ * still running, or a reply still being sent, never finds it taken by another call.
  *
  * <p>Ownership: holds the {@link ReceivedCall} (its body is what the program decodes, in place)
  * until the reply is sent or the call is finished without one; exactly one of the two happens.
- * The first REPLY sent is this call's reply; a second one fails its handler with an exception
- * that says why; a CALL message goes to the connection's back channel
- * ({@link #getPeerTransport()}). Threading: any thread.
+ * The first REPLY sent is this call's reply; a second one (or a reply whose xid is not the
+ * call's) fails its handler with an exception that says why; a CALL message goes to the
+ * connection's back channel ({@link #getPeerTransport()}). Threading: any thread.
  */
 final class CallTransport extends ConnectionTransport implements Runnable {
     private final CallBridge bridge;
-    private final PendingReply reply;
-    private final ReceivedCall call;
-    private final int program;
-    private final int version;
-    private final int procedure;
-    private final ReplyCache.Key cacheKey;
-    private final AtomicBoolean answered = new AtomicBoolean();
+    /** The pool this transport returns to; null for one made beyond the pool's bound. */
+    private final CallTransportPool pool;
+    private final CallXdr xdr = new CallXdr();
+    private final BodyWrapper body = new BodyWrapper();
+    /** The last length boxed for a send handler, reused while replies keep their length. */
+    private Integer boxedLength;
+    private final AtomicInteger holds = new AtomicInteger();
+    private final AtomicInteger answered = new AtomicInteger();
+    private volatile PendingReply reply;
+    private ReceivedCall call;
+    private int program;
+    private int version;
+    private int procedure;
+    private ReplyCache.Key cacheKey;
 
-    CallTransport(CallBridge bridge, PendingReply reply, ReceivedCall call, int program, int version, int procedure,
-                  ReplyCache.Key cacheKey) {
-        super(reply.connection());
+    CallTransport(CallBridge bridge, RdmaConnection connection, CallTransportPool pool) {
+        super(connection);
         this.bridge = bridge;
-        this.reply = reply;
+        this.pool = pool;
+    }
+
+    /** begin() - take this transport up for {@code call}: two holds, the worker's and the answer's. */
+    CallTransport begin(PendingReply reply, ReceivedCall call, int program, int version, int procedure,
+                        ReplyCache.Key cacheKey) {
+        if (!holds.compareAndSet(0, 2)) {
+            throw new IllegalStateException(this + " taken from its pool while in use");
+        }
         this.call = call;
         this.program = program;
         this.version = version;
         this.procedure = procedure;
         this.cacheKey = cacheKey;
+        answered.set(0);
+        this.reply = reply;
+        return this;
     }
 
-    /** run() - on a worker: decode and serve the call. */
+    /** run() - on a worker: decode and serve the call, then give the worker's hold back. */
     @Override
     public void run() {
-        bridge.serve(this);
+        try {
+            bridge.serve(this);
+        } finally {
+            releaseHold();
+        }
+    }
+
+    /**
+     * releaseHold() - one of the two holds is done (the worker's, or the answer's once the reply
+     * is sent or the call finished without one); the last returns this transport to its pool.
+     */
+    void releaseHold() {
+        int left = holds.decrementAndGet();
+        if (left > 0) {
+            return;
+        }
+        if (left < 0) {
+            throw new IllegalStateException(this + " released more often than held");
+        }
+        reply = null;
+        call = null;
+        cacheKey = null;
+        xdr.reset();
+        body.forget();
+        if (pool != null) {
+            pool.release(this);
+        }
+    }
+
+    /**
+     * xdr() - the call's XDR stream over its body, read in place (an inline call's one view
+     * through this transport's reused wrapper, from the view's position), encoding its reply
+     * into the pending reply's memory.
+     */
+    CallXdr xdr(List<ByteBuffer> views) {
+        if (views.size() == 1) {
+            ByteBuffer view = views.get(0);
+            return xdr.begin(body.wrap(view), view.position(), reply);
+        }
+        return xdr.begin(bridge.wrap(views), 0, reply);
     }
 
     PendingReply reply() {
@@ -78,44 +142,52 @@ final class CallTransport extends ConnectionTransport implements Runnable {
 
     /** @return true for the one caller that may answer (or finish) this call */
     boolean takeAnswer() {
-        return answered.compareAndSet(false, true);
+        return answered.compareAndSet(0, 1);
     }
 
     @Override
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-        ByteBuffer message = xdr.asBuffer().toByteBuffer();
+        ByteBuffer message = xdr == this.xdr ? this.xdr.encoded() : xdr.asBuffer().toByteBuffer();
         int length = message.remaining();
         if (RpcMessages.messageType(message) != RpcMessages.REPLY) {
             getPeerTransport().send(xdr, attachment, handler);
             return;
         }
-        if (!takeAnswer()) {
-            handler.failed(new IOException("call xid 0x" + Integer.toHexString(reply.xid()) + " from "
-                    + reply.connection().remoteAddress() + " was already answered"), attachment);
+        PendingReply pending = reply;
+        if (pending == null || length < Integer.BYTES || message.getInt(message.position()) != pending.xid()
+                || !takeAnswer()) {
+            handler.failed(new IOException("reply xid 0x" + (length < Integer.BYTES ? "?"
+                    : Integer.toHexString(message.getInt(message.position()))) + " to "
+                    + connection().remoteAddress() + " not sent: its call was already answered"), attachment);
             return;
         }
         try {
             bridge.sendReply(this, message);
         } catch (IllegalStateException e) {
-            handler.failed(new IOException("reply to call xid 0x" + Integer.toHexString(reply.xid()) + " over RDMA to "
-                    + reply.connection().remoteAddress() + " not sent: " + e.getMessage(), e), attachment);
+            handler.failed(new IOException("reply to call xid 0x" + Integer.toHexString(pending.xid()) + " over RDMA to "
+                    + connection().remoteAddress() + " not sent: " + e.getMessage(), e), attachment);
             return;
         }
-        handler.completed(length, attachment);
+        Integer boxed = boxedLength;
+        if (boxed == null || boxed != length) {
+            boxed = length;
+            boxedLength = boxed;
+        }
+        handler.completed(boxed, attachment);
     }
 
     @Override
     public RpcTransport getPeerTransport() {
-        return bridge.backchannel(reply.connection());
+        return bridge.backchannel(connection());
     }
 
     @Override
     public ReplyQueue getReplyQueue() {
-        return bridge.backchannel(reply.connection()).getReplyQueue();
+        return bridge.backchannel(connection()).getReplyQueue();
     }
 
     @Override
     public String toString() {
-        return "rdma[" + reply.connection().remoteAddress() + " -> " + reply.connection().localAddress() + "]";
+        return "rdma[" + connection().remoteAddress() + " -> " + connection().localAddress() + "]";
     }
 }

@@ -1,8 +1,13 @@
 package org.rpcrdma4j.transport.oncrpc;
 
-import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.transport.PendingReply;
 
 /**
  * CallXdr - the {@link Xdr} a call received over RDMA is decoded from and its reply encoded into.
@@ -10,18 +15,109 @@ import org.glassfish.grizzly.Buffer;
  * <p>oncrpc4j decodes a call from its {@code Xdr} and then encodes the reply into the same one
  * ({@code RpcCall.acceptedReply}: {@code beginEncoding()} on the call's stream). Here the call's
  * buffer is the receive buffer or the READ sinks, read in place and read-only (a read chunk's
- * XDR round-up is a shared zero buffer): so encoding starts in a buffer of its own, taken when
- * the reply begins, and the call's memory is never written.
+ * XDR round-up is a shared zero buffer): so encoding starts in the memory of the call's
+ * {@link PendingReply} (a pooled per-call context of the connection), taken when the reply
+ * begins, and the call's memory is never written.
  */
 final class CallXdr extends Xdr {
-    /** @param call the call message, read in place (read-only) */
-    CallXdr(Buffer call) {
-        super(call);
+    private PendingReply reply;
+    /** The call's buffer, and where the call message starts in it. */
+    private Buffer callBuffer;
+    private int start;
+    /** Whether this call's reply memory was taken (its first reply only). */
+    private boolean replyTaken;
+    /** The pending reply's memory while the reply is encoded into it, else null. */
+    private ByteBuffer replyMemory;
+    /** The last reply memory seen, and its Grizzly view: reused while the pairing holds. */
+    private ByteBuffer viewedMemory;
+    private Buffer replyView;
+
+    /** A stream for one {@link CallTransport}, taken up for each call with {@link #begin}. */
+    CallXdr() {
+        super(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[0]));
     }
 
+    /**
+     * begin() - take this stream up for a call.
+     *
+     * @param call the call message, read in place (read-only), up to its limit
+     * @param start where the message starts in {@code call}
+     * @param reply the call's pending reply, whose {@link PendingReply#replyBuffer()} the reply
+     *        is encoded into
+     * @return this stream
+     */
+    CallXdr begin(Buffer call, int start, PendingReply reply) {
+        call.order(ByteOrder.BIG_ENDIAN);
+        _buffer = call;
+        this.callBuffer = call;
+        this.start = start;
+        this.reply = reply;
+        replyTaken = false;
+        replyMemory = null;
+        return this;
+    }
+
+    /** reset() - the call is done: forget it (the reply view is kept for the next call). */
+    void reset() {
+        _buffer = null;
+        callBuffer = null;
+        reply = null;
+        replyMemory = null;
+    }
+
+    /** beginDecoding() - decode from the start of the call message (not of its buffer). */
+    @Override
+    public void beginDecoding() {
+        super.beginDecoding();
+        if (_buffer == callBuffer) {
+            _buffer.position(start);
+        }
+    }
+
+    /** endDecoding() - back to the start of the call message. */
+    @Override
+    public void endDecoding() {
+        super.endDecoding();
+        if (_buffer == callBuffer) {
+            _buffer.position(start);
+        }
+    }
+
+    /**
+     * beginEncoding() - encode into the pending reply's own memory (reused by the connection's
+     * later replies, so the reply costs no buffer); a reply that outgrows it is moved by
+     * oncrpc4j into a larger heap buffer, as before.
+     */
     @Override
     public void beginEncoding() {
-        _buffer = GrizzlyMemoryManager.getDefaultMemoryManager().allocate(INITIAL_XDR_SIZE);
+        if (!replyTaken) {
+            // The first reply only: a second one (a program that answers twice) must not touch
+            // memory that may already carry another call's reply; it fails when sent.
+            replyTaken = true;
+            ByteBuffer memory = reply.replyBuffer();
+            if (memory != viewedMemory) {
+                viewedMemory = memory;
+                replyView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, memory.array(), memory.arrayOffset(),
+                        memory.capacity());
+            }
+            replyMemory = memory;
+            _buffer = replyView;
+        } else {
+            replyMemory = null;
+            _buffer = MemoryManager.DEFAULT_MEMORY_MANAGER.allocate(INITIAL_XDR_SIZE);
+        }
         super.beginEncoding();
+    }
+
+    /**
+     * encoded() - the encoded reply message: a view of the pending reply's memory when it still
+     * holds the reply (no allocation), else of the buffer oncrpc4j grew it into.
+     */
+    ByteBuffer encoded() {
+        Buffer buffer = _buffer;
+        if (buffer == replyView && replyMemory != null) {
+            return replyMemory.limit(buffer.limit()).position(buffer.position());
+        }
+        return buffer.toByteBuffer();
     }
 }

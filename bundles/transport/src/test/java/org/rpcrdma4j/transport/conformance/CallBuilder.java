@@ -99,6 +99,11 @@ public final class CallBuilder {
         return this;
     }
 
+    /** writeChunk() - offer one write chunk of one segment (offset 0x2000). */
+    public CallBuilder writeChunk(int handle, int length) {
+        return writeChunk(handle, length, 0x2000);
+    }
+
     /** @return this, with a one-segment reply chunk {handle, length} at offset 0x1000 */
     public CallBuilder replyChunk(int handle, int length) {
         replyChunk = new int[] {handle, length};

@@ -3,6 +3,8 @@ package org.rpcrdma4j.transport.conformance;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +18,7 @@ import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
@@ -296,6 +299,63 @@ public abstract class TransportConformanceTest {
         assertEquals(8192, r.replyChunk().length(0));
         assertTrue(r.writeList().isEmpty());
         r.release();
+    }
+
+    /**
+     * A pending reply is a pooled per-call context: it keeps its call's chunk lists (as parsed at
+     * receive time) after the call's receive buffer has carried other calls, and goes back to the
+     * pool once its reply is posted; abandoned replies go back at once.
+     */
+    @Test
+    void aPendingReplyKeepsItsCallsChunkListsAndIsReusedOnceItsReplyIsPosted() throws Exception {
+        start(TransportConfig.builder().credits(2).backchannelCredits(0).receiveContexts(2).repostBatch(1).build(),
+                capabilities());
+        RawClient client = harness.connect();
+        ReceivedCall first = roundTrip(client, CallBuilder.msg(0x601).inline(CallBuilder.bytes(40, 3))
+                .writeChunk(0x4321, 8192).replyChunk(0x1234, 8192));
+        PendingReply reply = first.detachReply();
+        first.release();
+        assertEquals(8192, reply.writeChunkCapacity());
+        assertEquals(8192, reply.replyChunkCapacity());
+        // More calls than receive contexts: the first call's receive buffer is written over.
+        for (int i = 0; i < 4; i++) {
+            ReceivedCall other = roundTrip(client, CallBuilder.msg(0x610 + i).inline(CallBuilder.bytes(100, i)));
+            PendingReply otherReply = other.detachReply();
+            assertNotSame(reply, otherReply, "a context in use is never handed to another call");
+            assertEquals(0, otherReply.writeChunkCapacity());
+            otherReply.abandon();
+            other.release();
+        }
+        ByteBuffer message = reply.replyBuffer();
+        assertTrue(message.capacity() >= 1024, "at least the inline send size: " + message);
+        message.putInt(0x601).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+        reply.send(message, -1);
+        harness.settle();
+        List<byte[]> replies = client.takeReplies();
+        assertEquals(1, replies.size());
+        byte[] r = replies.get(0);
+        assertEquals(0x601, word(r, 0), "xid");
+        assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
+        assertEquals(0, word(r, 4), "no read list");
+        assertEquals(1, word(r, 5), "the call's write chunk is echoed");
+        assertEquals(1, word(r, 6), "one segment");
+        assertEquals(0x4321, word(r, 7), "the first call's handle, not a later call's");
+        assertEquals(0, word(r, 8), "nothing written into it");
+        assertEquals(0x2000, word(r, 10), "offset");
+        assertEquals(0, word(r, 11), "end of the write list");
+        assertEquals(0, word(r, 12), "no reply chunk used");
+        assertEquals(0x601, word(r, 13), "the RPC reply follows");
+        assertEquals(13 * 4 + 24, r.length);
+
+        ReceivedCall next = roundTrip(client, CallBuilder.msg(0x620).inline(CallBuilder.bytes(8, 1)));
+        PendingReply again = next.detachReply();
+        assertSame(reply, again, "the posted reply's context is taken up by the next call");
+        assertEquals(0x620, again.xid());
+        assertEquals(0, again.writeChunkCapacity(), "the new call's chunks, none");
+        assertEquals(0, again.replyChunkCapacity());
+        again.abandon();
+        next.release();
+        assertEquals(5, stats().get(Counter.REPLIES_ABANDONED));
     }
 
     @Test

@@ -20,7 +20,8 @@ import org.rpcrdma4j.transport.spi.UpperLayerBinding;
  * answering n bytes of a known pattern as an opaque (a READ-like reply with a DDP-eligible item,
  * described by {@link #BINDING}); COUNT, which is not idempotent (it answers how often it ran),
  * for the reply cache; SLOW(ms), which sleeps, for calls in flight; GATED, which waits until
- * {@link #gate} opens, for calls held by the server.
+ * {@link #gate} opens, for calls held by the server; TWICE(n), which answers n and then, wrongly,
+ * -n (a program that replies twice: the second reply must reach nobody).
  */
 final class BulkProgram implements RpcDispatchable {
     static final int PROGRAM = 0x2000_0177;
@@ -31,6 +32,7 @@ final class BulkProgram implements RpcDispatchable {
     static final int COUNT = 3;
     static final int SLOW = 4;
     static final int GATED = 5;
+    static final int TWICE = 6;
 
     /** The binding: BULK and ECHO replies carry their opaque as a DDP-eligible item, first in the results. */
     static final UpperLayerBinding BINDING = new UpperLayerBinding() {
@@ -102,6 +104,12 @@ final class BulkProgram implements RpcDispatchable {
                     Thread.currentThread().interrupt();
                 }
                 call.reply(XdrVoid.XDR_VOID);
+            }
+            case TWICE -> {
+                XdrInt n = new XdrInt();
+                call.retrieveCall(n);
+                call.reply(new XdrInt(n.intValue()));
+                call.reply(new XdrInt(-n.intValue()));
             }
             default -> call.failProcedureUnavailable();
         }

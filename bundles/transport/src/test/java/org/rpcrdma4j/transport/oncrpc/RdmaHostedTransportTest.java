@@ -235,6 +235,34 @@ class RdmaHostedTransportTest {
         assertEquals(200, stats().get(Counter.REPLIES_INLINE));
     }
 
+    /**
+     * The bridge's per-call transports are reused once a call is done: a program that replies
+     * twice must not have its second reply sent for a later call that took its transport up.
+     */
+    @Test
+    void aSecondReplyOfAProgramReachesNoOtherCall() throws Exception {
+        RpcRdmaClient client = client(ClientConfig.builder().progressThread(true).maxCredits(CREDITS).build());
+        List<CompletableFuture<RpcReply>> replies = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            ByteBuffer message = i % 2 == 0 ? call(BulkProgram.TWICE, RpcWire.intArgument(i + 1))
+                    : call(BulkProgram.ECHO, RpcWire.opaqueArgument(new byte[] {(byte) i, 2, 3}));
+            replies.add(client.call(CallRequest.builder(message).build()));
+        }
+        for (int i = 0; i < replies.size(); i++) {
+            byte[] reply = RpcWire.whole(replies.get(i).get(30, TimeUnit.SECONDS), false);
+            assertEquals(0, RpcWire.acceptStatus(reply), "call " + i);
+            ByteBuffer results = ByteBuffer.wrap(reply, RpcWire.resultsOffset(reply), reply.length - RpcWire.resultsOffset(reply));
+            if (i % 2 == 0) {
+                assertEquals(i + 1, results.getInt(), "call " + i + ": the first reply of TWICE");
+                assertEquals(0, results.remaining());
+            } else {
+                assertEquals(3, results.getInt(), "call " + i + ": an ECHO's opaque, not a stray TWICE reply");
+                assertEquals((byte) i, results.get());
+            }
+        }
+        assertEquals(200, stats().get(Counter.REPLIES_INLINE), "one reply per call, no more");
+    }
+
     @Test
     void aClientOverrunningItsCreditsIsHeldBackByTheFabricAndLosesNothing() throws Exception {
         RpcRdmaClient greedy = client(ClientConfig.builder().progressThread(true).maxCredits(1024).enforceCredits(false).build());

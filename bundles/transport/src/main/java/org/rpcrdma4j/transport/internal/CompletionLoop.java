@@ -16,6 +16,11 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.connection.ConnectionState;
+import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.connection.DeviceResources;
+import org.rpcrdma4j.transport.internal.connection.PoolShare;
+import org.rpcrdma4j.transport.internal.connection.QueuePairSizing;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -45,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's thread (or the one thread driving {@link #doWork()} in tests).
  */
-final class CompletionLoop implements Runnable {
+public final class CompletionLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** Longest sleep: the loop's housekeeping (deadlines, idle pools) runs at least this often. */
     static final long IDLE_AWAIT_MILLIS = 1000;
@@ -90,36 +95,36 @@ final class CompletionLoop implements Runnable {
         return index;
     }
 
-    TransportConfig config() {
+    public TransportConfig config() {
         return config;
     }
 
-    Counters counters() {
+    public Counters counters() {
         return engine.counters();
     }
 
     /** @return the loop's clock (System.nanoTime() at the start of the current pass) */
-    long now() {
+    public long now() {
         return now;
     }
 
-    long stallTimeoutNanos() {
+    public long stallTimeoutNanos() {
         return stallTimeoutNanos;
     }
 
-    HeaderDecoder decoder() {
+    public HeaderDecoder decoder() {
         return decoder;
     }
 
-    RpcCallHandler handler() {
+    public RpcCallHandler handler() {
         return engine.handler();
     }
 
-    RegistrationStrategy activeStrategy() {
+    public RegistrationStrategy activeStrategy() {
         return engine.strategies().active();
     }
 
-    AtomicInteger repliesInTransit() {
+    public AtomicInteger repliesInTransit() {
         return engine.repliesInTransit();
     }
 
@@ -140,7 +145,7 @@ final class CompletionLoop implements Runnable {
      * createCompletionQueue() - a queue for a connection of this loop: on the loop's channel, or a
      * plain one when the loop polls.
      */
-    CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException {
+    public CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException {
         return channel != null ? channel.createCompletionQueue(device, capacity) : device.createCompletionQueue(capacity);
     }
 
@@ -154,7 +159,7 @@ final class CompletionLoop implements Runnable {
     }
 
     /** wakeup() - another thread queued work for this loop: end its sleep if it sleeps. Any thread. */
-    void wakeup() {
+    public void wakeup() {
         if (!awake.get() && awake.compareAndSet(false, true)) {
             if (channel != null) {
                 channel.wakeup();
@@ -164,8 +169,8 @@ final class CompletionLoop implements Runnable {
         }
     }
 
-    /** @return true when called on the thread running this loop (or driving it in tests) */
-    boolean inLoop() {
+    /** @return true on the loop's thread, or before it started (the one thread driving doWork() in tests) */
+    public boolean inLoop() {
         Thread t = thread;
         return t == null || t == Thread.currentThread();
     }

@@ -13,6 +13,9 @@ import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.connection.ConnectionState;
+import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.read.StrategyRegistry;
 import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEvent;
@@ -293,7 +296,7 @@ public final class TransportEngine implements ConnectionEventHandler {
      * A request already answered (accept failed half-way) cannot be rejected: only the close
      * matters then, so a refused reject is not counted.
      */
-    static void rejectAndClose(Connection connection) {
+    public static void rejectAndClose(Connection connection) {
         try {
             connection.reject(ByteBuffer.allocate(0));
         } catch (VerbsException | RuntimeException e) {

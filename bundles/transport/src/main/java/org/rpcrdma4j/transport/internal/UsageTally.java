@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.internal;
 
 import org.rpcrdma4j.transport.ResourceUsage;
+import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 
 /**
  * UsageTally - what the loops and their connections hold, added up by {@link CompletionLoop#addUsage}
@@ -9,17 +10,17 @@ import org.rpcrdma4j.transport.ResourceUsage;
  *
  * <p>Threading: filled by one thread while no loop runs concurrently (leak checks and tests).
  */
-final class UsageTally {
-    int heldReceiveContexts;
-    int postedReceives;
-    int sendBuffersInUse;
-    int readsInFlight;
+public final class UsageTally {
+    public int heldReceiveContexts;
+    public int postedReceives;
+    public int sendBuffersInUse;
+    public int readsInFlight;
     int outstandingSinks;
     int sinkRegistrations;
     int connections;
     int replyStagingBytes;
-    int sendQueueSlotsInUse;
-    long registeredBytes;
+    public int sendQueueSlotsInUse;
+    public long registeredBytes;
 
     ResourceUsage toResourceUsage() {
         return new ResourceUsage(heldReceiveContexts, postedReceives, sendBuffersInUse, readsInFlight, outstandingSinks,

@@ -1,0 +1,271 @@
+package org.rpcrdma4j.transport.internal.connection;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Set;
+
+import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.transport.Backchannel;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.RpcCallHandler;
+import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
+import org.rpcrdma4j.transport.internal.sendto.SendContext;
+import org.rpcrdma4j.transport.internal.sendto.SendQueue;
+
+/**
+ * ConnectionBackchannel - the backward direction of one connection (RFC 8167; the counterpart
+ * of Linux's svc_rdma_backchannel.c): backward calls queued by RPC-layer threads, sent inline as
+ * RDMA_MSG by the completion thread within the client's backward credits, and the client's
+ * replies, told from forward calls by their RPC message type, matched by xid and handed to the
+ * {@link RpcCallHandler}.
+ *
+ * <p>Transport header of a backward call (RFC 8166 §4.2, RFC 8167 §4):
+ * <pre>
+ *   xid | vers = 1 | credits requested | RDMA_MSG | 0 (no read list) | 0 (no write list) | 0 (no reply chunk) | RPC call
+ * </pre>
+ *
+ * <p>Threading: {@link #send}, {@link #forget} and the getters from any thread; {@link #pump},
+ * {@link #takeReply} and {@link #close} on the completion thread only. The small state is
+ * guarded by this object's monitor (backward calls are rare: callbacks, not data); the send
+ * queue is touched by the completion thread only.
+ */
+public final class ConnectionBackchannel implements Backchannel {
+    /** Words of a backward call's transport header: the fixed four and three empty chunk lists. */
+    static final int HEADER_WORDS = RpcRdma.MIN_MSG_HEADER_WORDS;
+    static final int HEADER_BYTES = HEADER_WORDS * Integer.BYTES;
+    private static final int RPC_CALL = 0;
+    private static final int RPC_REPLY = 1;
+    private static final int RPC_HEADER_BYTES = 2 * Integer.BYTES;
+
+    private final RdmaConnection connection;
+    private final CompletionLoop loop;
+    private final Counters counters;
+    private final int maxCredits;
+    private final int sendLimit;
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    private final Set<Integer> outstanding = new HashSet<>();
+    private int credits;
+    private boolean closed;
+
+    /**
+     * @param connection the connection (for the handler's upcalls)
+     * @param loop the completion loop of the connection: its handler, its wakeup
+     * @param counters the connection's counters
+     * @param maxCredits backward calls outstanding at most (0: no back channel)
+     * @param sendLimit the most bytes one SEND may carry: the client's receive size within our send buffer
+     */
+    ConnectionBackchannel(RdmaConnection connection, CompletionLoop loop, Counters counters, int maxCredits, int sendLimit) {
+        this.connection = connection;
+        this.loop = loop;
+        this.counters = counters;
+        this.maxCredits = maxCredits;
+        this.sendLimit = sendLimit;
+        this.credits = Math.min(1, maxCredits);
+    }
+
+    @Override
+    public SendOutcome send(ByteBuffer rpcCall) {
+        SendOutcome outcome = check(rpcCall);
+        if (outcome == SendOutcome.QUEUED) {
+            byte[] message = new byte[rpcCall.remaining()];
+            rpcCall.duplicate().get(message);
+            synchronized (this) {
+                if (closed) {
+                    outcome = SendOutcome.CLOSED;
+                } else if (waiting.size() >= MAX_WAITING) {
+                    outcome = SendOutcome.FULL;
+                } else {
+                    waiting.addLast(new Waiting(rpcCall.getInt(rpcCall.position()), message));
+                }
+            }
+        }
+        if (outcome != SendOutcome.QUEUED) {
+            counters.increment(Counter.BACKWARD_CALLS_REFUSED);
+            return outcome;
+        }
+        loop.wakeup();
+        return outcome;
+    }
+
+    private SendOutcome check(ByteBuffer rpcCall) {
+        if (maxCredits == 0) {
+            return SendOutcome.DISABLED;
+        }
+        if (rpcCall.remaining() < RPC_HEADER_BYTES || rpcCall.getInt(rpcCall.position() + Integer.BYTES) != RPC_CALL) {
+            return SendOutcome.NOT_A_CALL;
+        }
+        if (rpcCall.remaining() > maxCallSize()) {
+            return SendOutcome.TOO_LARGE;
+        }
+        if (!connection.isOpen()) {
+            return SendOutcome.CLOSED;
+        }
+        return SendOutcome.QUEUED;
+    }
+
+    @Override
+    public void forget(int xid) {
+        boolean known;
+        synchronized (this) {
+            known = outstanding.remove(xid) || removeWaiting(xid);
+        }
+        if (known) {
+            counters.increment(Counter.BACKWARD_TIMEOUTS);
+            // A credit may have come free for a waiting call.
+            loop.wakeup();
+        }
+    }
+
+    private boolean removeWaiting(int xid) {
+        for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+            if (it.next().xid == xid) {
+                it.remove();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public synchronized int credits() {
+        return credits;
+    }
+
+    @Override
+    public synchronized int outstanding() {
+        return outstanding.size();
+    }
+
+    @Override
+    public synchronized int waiting() {
+        return waiting.size();
+    }
+
+    @Override
+    public int maxCallSize() {
+        return maxCredits == 0 ? 0 : Math.max(0, sendLimit - HEADER_BYTES);
+    }
+
+    /**
+     * pump() - send waiting calls, in order, while backward credits and send buffers allow.
+     * Completion thread only.
+     *
+     * @return the number of calls posted, or -1 when a post failed (the connection must close)
+     */
+    int pump(SendQueue sendQueue) {
+        int sent = 0;
+        while (true) {
+            Waiting next;
+            SendContext ctx;
+            synchronized (this) {
+                if (closed || waiting.isEmpty() || outstanding.size() >= credits) {
+                    return sent;
+                }
+                ctx = sendQueue.tryAcquire();
+                if (ctx == null) {
+                    return sent; // replies hold every buffer: retried when a SEND completes
+                }
+                next = waiting.pollFirst();
+                outstanding.add(next.xid);
+            }
+            int length = encode(ctx.buffer(), next);
+            ctx.prepareSend(length);
+            counters.increment(Counter.BACKWARD_CALLS);
+            if (!sendQueue.send(ctx)) {
+                return -1;
+            }
+            sent++;
+        }
+    }
+
+    private int encode(ByteBuffer buffer, Waiting call) {
+        buffer.putInt(0, call.xid)
+                .putInt(4, RpcRdma.VERSION_1)
+                .putInt(8, maxCredits)
+                .putInt(12, RpcRdma.RDMA_MSG)
+                .putInt(16, RpcRdma.ITEM_ABSENT)
+                .putInt(20, RpcRdma.ITEM_ABSENT)
+                .putInt(24, RpcRdma.ITEM_ABSENT)
+                .put(HEADER_BYTES, call.message);
+        return HEADER_BYTES + call.message.length;
+    }
+
+    /**
+     * takeReply() - if this decoded message is an RPC reply (a backward-direction reply), take
+     * it: match it to its call, take the client's credit grant, hand a copy to the handler.
+     * Completion thread only.
+     *
+     * <p>Ownership: the context stays the caller's (it recycles it when this returns true).
+     *
+     * @return true when the message was a reply (handled or dropped and counted); false when it
+     *         is a forward call for the call path
+     */
+    public boolean takeReply(ReceiveContext ctx) {
+        ParsedHeader header = ctx.header();
+        if (header.proc() != RpcRdma.RDMA_MSG || header.bodyLength() < RPC_HEADER_BYTES
+                || ctx.buffer().getInt(header.bodyOffset() + Integer.BYTES) != RPC_REPLY) {
+            return false;
+        }
+        int xid = header.xid();
+        boolean matched;
+        synchronized (this) {
+            // A reply with chunks is not a backward reply this side can take (RFC 8167: inline only).
+            matched = header.readList().isEmpty() && outstanding.remove(xid);
+            if (matched) {
+                int grant = header.credits();
+                credits = Math.max(1, Math.min(grant, maxCredits));
+            }
+        }
+        if (!matched) {
+            counters.increment(Counter.BACKWARD_REPLIES_UNMATCHED);
+            return true;
+        }
+        counters.increment(Counter.BACKWARD_REPLIES);
+        ByteBuffer reply = ByteBuffer.allocate(header.bodyLength());
+        reply.put(0, ctx.buffer(), header.bodyOffset(), header.bodyLength());
+        try {
+            loop.handler().onBackchannelReply(connection, xid, reply);
+        } catch (RuntimeException e) {
+            counters.increment(Counter.HANDLER_ERRORS);
+        }
+        return true;
+    }
+
+    /**
+     * close() - the connection is closing: every call outstanding or waiting fails (counted),
+     * and the handler is told once. Completion thread only; idempotent.
+     */
+    void close() {
+        int failed;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            failed = outstanding.size() + waiting.size();
+            outstanding.clear();
+            waiting.clear();
+        }
+        counters.add(Counter.BACKWARD_CALLS_FAILED, failed);
+        try {
+            loop.handler().onBackchannelClosed(connection);
+        } catch (RuntimeException e) {
+            counters.increment(Counter.HANDLER_ERRORS);
+        }
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "Backchannel[credits=" + credits + "/" + maxCredits + ", outstanding=" + outstanding.size() + ", waiting="
+                + waiting.size() + (closed ? ", closed" : "") + "]";
+    }
+
+    /** A backward call waiting to be sent: its xid and a copy of the RPC message. */
+    private record Waiting(int xid, byte[] message) {
+    }
+}

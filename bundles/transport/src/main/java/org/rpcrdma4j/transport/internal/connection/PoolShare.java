@@ -1,0 +1,156 @@
+package org.rpcrdma4j.transport.internal.connection;
+
+/**
+ * PoolShare - the fair-share policy of one pool that the connections of a completion loop share
+ * (a strategy's READ sinks, counted in sinks; the reply staging slab, counted in bytes), so that
+ * no connection can take what the others need (svcrdma bounds each transport by its own
+ * sc_max_requests; here the pools are shared, so the bound is a share).
+ *
+ * <p>Each connection has an {@link Account}. A connection may hold at most its <em>limit</em>:
+ * <ul>
+ * <li>what its credits justify ({@code ceiling}: credits x the largest request it may make);</li>
+ * <li>never more than the pool less a <em>reserve</em> of a quarter of it, so a connection
+ *     alone still leaves room for the next one to start at once;</li>
+ * <li>when several connections compete (hold something, or wait), at most an equal part of the
+ *     pool ({@code capacity / competitors}).</li>
+ * </ul>
+ * A connection holding nothing may always take one request's worth when the pool has room, so a
+ * request larger than the limit still runs (alone). Past its limit a connection's request waits
+ * for the connection's own releases ({@link Verdict#OVER_SHARE}), not for other connections';
+ * when the pool itself has no room it is {@link Verdict#POOL_EMPTY} (starvation, whatever the
+ * share says).
+ *
+ * <p>Threading: not synchronized. The READ sinks' shares are confined to their loop; the staging
+ * slab calls it under its own lock.
+ */
+public final class PoolShare {
+    /** What {@link Account#admit} decided. */
+    public enum Verdict {
+        /** Take it now. */
+        ADMIT,
+        /** The connection holds its share already: wait for its own releases. */
+        OVER_SHARE,
+        /** The pool has no room: wait for any release. */
+        POOL_EMPTY
+    }
+
+    private final long capacity;
+    private final long reserve;
+    /** Connections that hold something or wait. */
+    private int competitors;
+
+    /** @param capacity units the pool holds */
+    public PoolShare(long capacity) {
+        this.capacity = capacity;
+        this.reserve = capacity / 4;
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    /** @return connections that hold something from the pool or wait for it */
+    public int competitors() {
+        return competitors;
+    }
+
+    /**
+     * limit() - the most a connection may hold now.
+     *
+     * @param ceiling what its credits justify
+     * @return its limit, at least 1
+     */
+    long limit(long ceiling) {
+        long fair = capacity / Math.max(1, competitors);
+        return Math.max(1, Math.min(Math.min(ceiling, capacity - reserve), fair));
+    }
+
+    /** @return a new account for a connection whose credits justify {@code ceiling} units */
+    public Account account(long ceiling) {
+        return new Account(ceiling);
+    }
+
+    /** Account - one connection's holding in the pool. */
+    public final class Account {
+        private final long ceiling;
+        private long held;
+        private boolean waiting;
+
+        private Account(long ceiling) {
+            this.ceiling = Math.max(1, ceiling);
+        }
+
+        public long held() {
+            return held;
+        }
+
+        public boolean waiting() {
+            return waiting;
+        }
+
+        /** @return the most this connection may hold now */
+        long limit() {
+            return PoolShare.this.limit(ceiling);
+        }
+
+        /**
+         * admit() - may this connection take {@code units} more now? A refusal marks it waiting
+         * (a competitor) until it takes or {@link #stopWaiting()}.
+         *
+         * @param units what the request needs
+         * @param free what the pool has free (for a fragmenting pool: 0 when no extent fits)
+         * @return the verdict
+         */
+        public Verdict admit(long units, long free) {
+            if (free < units) {
+                setWaiting(true);
+                return Verdict.POOL_EMPTY;
+            }
+            if (held > 0 && held + units > limit()) {
+                setWaiting(true);
+                return Verdict.OVER_SHARE;
+            }
+            return Verdict.ADMIT;
+        }
+
+        /** took() - the request took {@code units}; it waits no more. */
+        public void took(long units) {
+            boolean wasActive = active();
+            held += units;
+            waiting = false;
+            update(wasActive);
+        }
+
+        /** gave() - {@code units} came back. */
+        public void gave(long units) {
+            if (units > held) {
+                throw new IllegalStateException("gave back " + units + " but held " + held);
+            }
+            boolean wasActive = active();
+            held -= units;
+            update(wasActive);
+        }
+
+        /** stopWaiting() - the waiting request went away (dropped, re-planned, connection closing). */
+        public void stopWaiting() {
+            setWaiting(false);
+        }
+
+        private void setWaiting(boolean value) {
+            boolean wasActive = active();
+            waiting = value;
+            update(wasActive);
+        }
+
+        private boolean active() {
+            return held > 0 || waiting;
+        }
+
+        private void update(boolean wasActive) {
+            boolean now = active();
+            if (now != wasActive) {
+                competitors += now ? 1 : -1;
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package org.rpcrdma4j.transport.internal.sendto;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.codec.SegmentList;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.PendingReply;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.internal.connection.ConnectionState;
+
+/**
+ * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
+ * the client offered for it, copied from the header parsed at receive time (so the reply is
+ * built from this call's chunks, never another's, without a copy of the header's bytes or a
+ * second decode), the memory a reply may be encoded into ({@link #replyBuffer()}), and once
+ * sent, the RPC reply and where its DDP-eligible item lies.
+ *
+ * <p>Life cycle ({@link #state}): FREE (in its {@link ReplyJobPool}) → OPEN ({@link #open},
+ * when the call's reply is detached; the RPC layer owns it) → SENT ({@link #send}; the
+ * connection's {@link ReplySender} owns it) → FREE once {@link #recycle()}d: posted, refused
+ * with ERR_CHUNK, or dropped. OPEN → ABANDONED ({@link #abandon}) → FREE at once.
+ *
+ * <p>Threading: {@link #send} and {@link #abandon} from any thread, once between them; the
+ * reply sender's accessors under the connection's send lock.
+ */
+public final class ReplyJob implements PendingReply {
+    private static final int FREE = 0;
+    private static final int OPEN = 1;
+    private static final int SENT = 2;
+    private static final int ABANDONED = 3;
+    /** {@link #singleKey}: the call's segments name no key, or more than one. */
+    private static final long NO_SINGLE_KEY = -1;
+    /** {@link #sameKey}: two segments so far named different keys. */
+    private static final long MIXED_KEYS = -2;
+
+    private final ConnectionState connection;
+    /** The pool this context returns to; null for one made beyond the pool's bound. */
+    private final ReplyJobPool pool;
+    /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
+    private final ParsedHeader call;
+    private final AtomicInteger state = new AtomicInteger(FREE);
+    private int xid;
+    private long writeChunkCapacity;
+    private long replyChunkCapacity;
+    /** Whether the reply may be a Send With Invalidate of {@link #invalidateKey}. */
+    private boolean invalidates;
+    /** The one key all of the call's segments name (meaningful when {@link #invalidates}). */
+    private int invalidateKey;
+    private ByteBuffer reply;
+    private int ddpItemOffset;
+    /** Made on first use, then reused by every reply this context carries. */
+    private ByteBuffer replyBuffer;
+
+    ReplyJob(ConnectionState connection, ReplyJobPool pool, RpcRdmaLimits limits) {
+        this.connection = connection;
+        this.pool = pool;
+        this.call = new ParsedHeader(limits);
+    }
+
+    /**
+     * open() - take up the reply to the call {@code header} describes (decoded OK): its xid and
+     * chunk lists are copied here, so the call's receive context may be reused before the reply
+     * is sent. Allocates nothing.
+     */
+    public ReplyJob open(ParsedHeader header) {
+        if (!state.compareAndSet(FREE, OPEN)) {
+            throw new IllegalStateException(this + " taken from its pool while in use");
+        }
+        call.copyReplyChunksFrom(header);
+        xid = header.xid();
+        // Only where the connection allows it: the rest of the calls skip the walk over their segments.
+        long key = connection.remoteInvalidationAllowed() ? singleKey(header) : NO_SINGLE_KEY;
+        invalidates = key != NO_SINGLE_KEY;
+        invalidateKey = (int) key;
+        writeChunkCapacity = header.writeList().chunkCount() > 0 ? header.writeList().chunkLength(0) : 0;
+        replyChunkCapacity = header.hasReplyChunk() ? header.replyChunk().totalLength() : 0;
+        reply = null;
+        ddpItemOffset = -1;
+        return this;
+    }
+
+    /**
+     * Linux's rule for Send With Invalidate: every segment of every chunk of the call names one key.
+     *
+     * @return that key as an unsigned value, or {@link #NO_SINGLE_KEY} when none or several
+     */
+    private static long singleKey(ParsedHeader header) {
+        long key = sameKey(header.readList().segments(), NO_SINGLE_KEY);
+        key = sameKey(header.writeList().segments(), key);
+        key = sameKey(header.replyChunk(), key);
+        return key == MIXED_KEYS ? NO_SINGLE_KEY : key;
+    }
+
+    /** @return the one key of {@code key} (the lists before) and {@code list}, or {@link #MIXED_KEYS} */
+    private static long sameKey(SegmentList list, long key) {
+        long found = key;
+        for (int i = 0; i < list.count() && found != MIXED_KEYS; i++) {
+            long handle = Integer.toUnsignedLong(list.handle(i));
+            found = found == NO_SINGLE_KEY || handle == found ? handle : MIXED_KEYS;
+        }
+        return found;
+    }
+
+    /** @return whether the reply may be a Send With Invalidate of {@link #invalidateKey()} */
+    boolean invalidates() {
+        return invalidates;
+    }
+
+    /** @return the key a Send With Invalidate names (meaningful when {@link #invalidates()}) */
+    int invalidateKey() {
+        return invalidateKey;
+    }
+
+    /** @return the call's header as the reply needs it (fixed words, write list, reply chunk) */
+    ParsedHeader call() {
+        return call;
+    }
+
+    @Override
+    public int xid() {
+        return xid;
+    }
+
+    @Override
+    public RdmaConnection connection() {
+        return connection;
+    }
+
+    @Override
+    public long writeChunkCapacity() {
+        return writeChunkCapacity;
+    }
+
+    @Override
+    public long replyChunkCapacity() {
+        return replyChunkCapacity;
+    }
+
+    @Override
+    public void send(ByteBuffer rpcReply, int ddpItemOffset) {
+        checkItem(rpcReply, ddpItemOffset);
+        if (!state.compareAndSet(OPEN, SENT)) {
+            throw new IllegalStateException(this + " was already finished");
+        }
+        this.reply = rpcReply;
+        this.ddpItemOffset = ddpItemOffset;
+        connection.submitReply(this);
+    }
+
+    @Override
+    public void abandon() {
+        if (!state.compareAndSet(OPEN, ABANDONED)) {
+            throw new IllegalStateException(this + " was already finished");
+        }
+        connection.counters().increment(Counter.REPLIES_ABANDONED);
+        recycle();
+    }
+
+    /** The item's length word must lie in the message, 4-aligned, with the item and its round-up after it. */
+    private static void checkItem(ByteBuffer rpcReply, int offset) {
+        if (offset == -1) {
+            return;
+        }
+        int length = rpcReply.remaining();
+        if (offset < 0 || (offset & 3) != 0 || offset > length - 4) {
+            throw new IllegalArgumentException("DDP item offset " + offset + " is not a 4-aligned word of a "
+                    + length + "-byte reply");
+        }
+        int itemLength = rpcReply.getInt(rpcReply.position() + offset);
+        if (itemLength < 0 || (long) offset + 4 + roundUp(itemLength) > length) {
+            throw new IllegalArgumentException("DDP item of " + Integer.toUnsignedString(itemLength) + " bytes at offset "
+                    + offset + " overruns the " + length + "-byte reply");
+        }
+    }
+
+    static long roundUp(int length) {
+        return (length + 3L) & ~3L;
+    }
+
+    ByteBuffer reply() {
+        return reply;
+    }
+
+    int ddpItemOffset() {
+        return ddpItemOffset;
+    }
+
+    @Override
+    public ByteBuffer replyBuffer() {
+        if (state.get() != OPEN) {
+            throw new IllegalStateException(this + " was already finished");
+        }
+        ByteBuffer buffer = replyBuffer;
+        if (buffer == null) {
+            buffer = ByteBuffer.allocate(connection.replyBufferSize());
+            replyBuffer = buffer;
+        }
+        return buffer.clear();
+    }
+
+    /**
+     * recycle() - the reply is finished (posted: its bytes are in registered memory; refused;
+     * dropped; or abandoned): drop the reference to the RPC reply and go back to the pool.
+     */
+    public void recycle() {
+        reply = null;
+        int was = state.getAndSet(FREE);
+        if (was == FREE || was == OPEN) {
+            throw new IllegalStateException(this + " recycled while " + (was == FREE ? "free" : "open"));
+        }
+        if (pool != null) {
+            pool.release(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PendingReply[xid=0x" + Integer.toHexString(xid) + " on " + connection + "]";
+    }
+}

@@ -1,0 +1,267 @@
+package org.rpcrdma4j.transport.internal.sendto;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.verbs.CompletionStatus;
+import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.ProtectionDomain;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.VerbsException;
+import org.rpcrdma4j.verbs.WorkCompletion;
+
+/**
+ * SendQueue - send-queue accounting and the send buffers of one connection.
+ *
+ * <p>Every request this transport posts is signaled, so a slot is taken at post and given back
+ * when that request's completion is polled; nothing is ever posted beyond {@link #depth()}. READ
+ * chains reserve their slots here too. A SEND that finds the queue full waits in FIFO order and
+ * is posted by {@link #pump()} as completions free slots: no thread blocks.
+ *
+ * <p>Ownership: the connection owns the queue; {@link #deregister()} after the queue pair is
+ * destroyed. Used under the connection's send lock (its loop, or a worker posting its own reply).
+ */
+public final class SendQueue {
+    private final int depth;
+    private final MemoryRegion region;
+    private final SendContext[] contexts;
+    private final int[] freeStack;
+    private final ArrayDeque<SendContext> waiting;
+    private final Counters counters;
+    private int freeCount;
+    private int outstanding;
+    /** Why the send side failed first (a post or a completion), for the connection's log line. */
+    private String failure;
+    private final ReplyStaging staging;
+    private final AtomicInteger repliesInTransit;
+    private QueuePair queuePair;
+
+    /**
+     * Registers the send buffers.
+     *
+     * @throws VerbsException when registration fails (nothing stays registered)
+     */
+    public SendQueue(ProtectionDomain pd, int depth, int buffers, int bufferLength, int maxSge, ReplyStaging staging,
+              Counters counters, AtomicInteger repliesInTransit) throws VerbsException {
+        this.depth = depth;
+        this.staging = staging;
+        this.repliesInTransit = repliesInTransit;
+        this.counters = counters;
+        this.region = pd.registerMemory(ByteBuffer.allocateDirect(buffers * bufferLength), 0);
+        this.contexts = new SendContext[buffers];
+        this.freeStack = new int[buffers];
+        this.waiting = new ArrayDeque<>(buffers);
+        for (int i = 0; i < buffers; i++) {
+            contexts[i] = new SendContext(i, region, i * bufferLength, bufferLength, maxSge);
+            freeStack[i] = buffers - 1 - i;
+        }
+        freeCount = buffers;
+    }
+
+    public void attach(QueuePair qp) {
+        this.queuePair = qp;
+    }
+
+    int depth() {
+        return depth;
+    }
+
+    /** @return requests posted whose completions have not been polled yet */
+    public int outstanding() {
+        return outstanding;
+    }
+
+    /** @return SENDs waiting for a send-queue slot */
+    int waiting() {
+        return waiting.size();
+    }
+
+    /**
+     * reserve() - take send-queue slots for {@code n} requests about to be posted.
+     *
+     * @return false when fewer than {@code n} are free (nothing taken)
+     */
+    public boolean reserve(int n) {
+        if (depth - outstanding < n) {
+            return false;
+        }
+        outstanding += n;
+        return true;
+    }
+
+    /** unreserve() - give back slots of requests that were not posted after all. */
+    public void unreserve(int n) {
+        outstanding -= n;
+    }
+
+    /** @return a free send context, or null (counted) when every buffer is in use */
+    SendContext acquire() {
+        SendContext context = tryAcquire();
+        if (context == null) {
+            counters.increment(Counter.SEND_BUFFER_STARVATION);
+        }
+        return context;
+    }
+
+    /** @return a free send context, or null (not counted: the caller counts episodes) */
+    public SendContext tryAcquire() {
+        return freeCount == 0 ? null : contexts[freeStack[--freeCount]];
+    }
+
+    /** @return the bytes of each send buffer: the most a SEND may carry */
+    public int bufferLength() {
+        return contexts[0].buffer().capacity();
+    }
+
+    /**
+     * abandonAfterWrites() - a reply's chain failed to post after {@code postedWrites} of its RDMA
+     * WRITEs: they read the context's staging extent until they complete (or flush), so the
+     * context is released by the last of their completions, never before (else the extent could
+     * be handed to another reply while the NIC still reads it for this peer).
+     */
+    void abandonAfterWrites(SendContext context, int postedWrites) {
+        if (postedWrites == 0) {
+            abandon(context);
+        } else {
+            context.writesBeforeRelease = postedWrites;
+        }
+    }
+
+    /** abandon() - give back a context that will not be posted, with its staging extent. */
+    void abandon(SendContext context) {
+        if (context.carriesReply()) {
+            context.carriesReply(false);
+            repliesInTransit.decrementAndGet();
+        }
+        if (context.stagingLength() > 0) {
+            staging.free(context.stagingOffset(), context.stagingLength());
+            context.holdStaging(0, 0);
+        }
+        freeStack[freeCount++] = context.index();
+    }
+
+    /**
+     * send() - post a prepared SEND now, or queue it until a slot frees.
+     *
+     * @return false when the provider refused the post (the context is back in the pool)
+     */
+    public boolean send(SendContext context) {
+        if (!waiting.isEmpty() || !reserve(1)) {
+            counters.increment(Counter.SEND_QUEUE_FULL);
+            waiting.addLast(context);
+            return true;
+        }
+        return post(context);
+    }
+
+    /**
+     * failed() - remember why the send side failed (the first reason wins), for the log line
+     * that says why the connection closes.
+     */
+    void failed(String reason) {
+        if (failure == null) {
+            failure = reason;
+        }
+    }
+
+    /** @return why the send side failed, or null */
+    public String failure() {
+        return failure;
+    }
+
+    /** describe() - a completion's status for a log line: the status and the vendor's code. */
+    public static String describe(WorkCompletion wc) {
+        return wc.status() + (wc.vendorError() != 0 ? " (vendor error 0x" + Integer.toHexString(wc.vendorError()) + ")" : "");
+    }
+
+    /** @return false when a post failed */
+    public boolean pump() {
+        while (!waiting.isEmpty() && reserve(1)) {
+            if (!post(waiting.pollFirst())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean post(SendContext context) {
+        try {
+            queuePair.postSend(context.request());
+            counters.increment(Counter.SENDS);
+            return true;
+        } catch (VerbsException e) {
+            unreserve(1);
+            abandon(context);
+            counters.increment(Counter.POST_FAILURES);
+            failed("posting a SEND failed: " + e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * onSendCompletion() - a SEND completed: its slot and buffer are free again.
+     *
+     * @return true on success or flush; false on an error that must close the connection
+     */
+    public boolean onSendCompletion(WorkCompletion wc) {
+        outstanding--;
+        abandon(contexts[WorkRequestIds.index(wc.id())]);
+        if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
+            return true;
+        }
+        counters.increment(Counter.SEND_ERRORS);
+        failed("a SEND completed with " + describe(wc));
+        return false;
+    }
+
+    /**
+     * onWriteCompletion() - an RDMA WRITE of a reply completed: its slot is free again (its
+     * staging memory is freed with the reply's SEND).
+     *
+     * @return true on success or flush; false on an error that must close the connection
+     */
+    public boolean onWriteCompletion(WorkCompletion wc) {
+        outstanding--;
+        SendContext context = contexts[WorkRequestIds.index(wc.id())];
+        if (context.writesBeforeRelease > 0 && --context.writesBeforeRelease == 0) {
+            abandon(context);
+        }
+        if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
+            return true;
+        }
+        counters.increment(Counter.SEND_ERRORS);
+        failed("an RDMA WRITE of a reply completed with " + describe(wc));
+        return false;
+    }
+
+    /** dropWaiting() - forget SENDs still waiting (the connection is closing). */
+    public void dropWaiting() {
+        while (!waiting.isEmpty()) {
+            abandon(waiting.pollFirst());
+        }
+    }
+
+    /** @return send buffers not in the pool */
+    public int buffersInUse() {
+        return contexts.length - freeCount;
+    }
+
+    /** deregister() - release the send buffers' registration; after the queue pair is gone. */
+    public void deregister() {
+        try {
+            region.deregister();
+        } catch (VerbsException e) {
+            counters.increment(Counter.RELEASE_FAILURES);
+        }
+    }
+
+    /** @return a request to post directly (used by READ chains); slots MUST be reserved first */
+    public void postChain(SendWorkRequest first) throws VerbsException {
+        queuePair.postSend(first);
+    }
+}

@@ -198,6 +198,8 @@ def report(args):
     warms = [r for r in recs if r[0] == "warm"]
     idles = [r for r in recs if r[0] == "idle"]
     faults = [r + [""] * 6 for r in recs if r[0] == "fault"]
+    probes = [r + [""] * 4 for r in recs if r[0] == "probe"]
+    recreated = [r for r in recs if r[0] == "info" and r[1].startswith("recreate.")]
     perfs = [r for r in recs if r[0] == "perf"]
     peers = [r + [""] * 5 for r in recs if r[0] == "peer"]
     transports = [r for r in recs if r[0] == "transports"]
@@ -535,6 +537,19 @@ def report(args):
                 w("| %s | all | **not run** | skipped: %s |" % (label(r[1].split()[0]), r[2]))
         for f in faults:
             w("| %s | %s | %s | %s |" % (label(f[1]), f[2], "ok" if f[3] == "ok" else "**%s**" % f[3], f[4]))
+    if probes:
+        w("")
+        w("**Fabric health.** After each server's faults, and before the conformance suite, `rping` (rdmacm-utils) "
+          "connects to a listener on the fabric's address and exchanges one ping: the device can still set up a "
+          "connection for what runs next. A failed probe after knfsd's faults (knfsd listens on the wildcard "
+          "address) or after our server stopped re-creates the device (`rdma link delete/add`) and probes again.")
+        w("")
+        w("| fabric | when | result | detail |")
+        w("|---|---|---|---|")
+        for p in probes:
+            w("| %s | %s | %s | %s |" % (p[1], p[2], "ok" if p[3] == "ok" else "**%s**" % p[3], p[4]))
+        for r in recreated:
+            w("| %s | device re-created | | %s |" % (r[1].split(".", 1)[1], r[2]))
     w("")
 
     # ---------------------------------------------------------------- hostile peer, transports
@@ -650,6 +665,12 @@ def report(args):
         problems.append("fio without result: " + ", ".join(fio_fail))
     if bad_faults:
         problems.append("fault(s) failed: " + ", ".join("%s %s" % (f[1], f[2]) for f in bad_faults))
+    last_probe = {}
+    for p in probes:
+        last_probe[p[1]] = p
+    sick = [f for f, p in last_probe.items() if p[3] != "ok"]
+    if sick:
+        problems.append("fabric(s) unable to connect at the last probe: " + ", ".join(sick))
     if bad_peer:
         problems.append("hostile peer failed on " + ", ".join(bad_peer))
     if not conf_ok:

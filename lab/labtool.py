@@ -511,8 +511,8 @@ def report(args):
                                       "; ".join("%s: %s" % (c[2], c[4] if len(c) > 4 else "") for c in f) or "none"))
     w("")
     w("Per server: files of 0, 1, 4095, 4096, 1 MiB + 3 and 64 MiB written through the mount, read back after "
-      "a remount with dropped caches, md5 and size compared with the source; 1,000 entries created and listed "
-      "after a remount (complete, names exact), 100 renamed and the directory renamed (listed again), nested "
+      "a remount with dropped caches, md5 and size compared with the source; 300 entries created and listed "
+      "after a remount (complete, names exact), 30 renamed and the directory renamed (listed again), nested "
       "mkdir/rmdir, rmdir of a non-empty directory refused, everything removed. Soft mounts (60 s, one retransmission).")
     w("")
     w("## Faults (hard mount)")
@@ -521,7 +521,10 @@ def report(args):
     if "faults" not in wanted:
         w("Not run (--phases).")
     else:
-        w("On %s (`LAB_FAULT_FABRICS`). " % meta.get("fault_fabrics", "rxe"))
+        w("Server restart on %s (`LAB_FAULT_FABRICS`), link down on %s (`LAB_LINKDOWN_FABRICS`; not on rxe by default: "
+          "Debian 6.1's rxe puts its QP1, which carries the connection manager's messages, into the error state for good when "
+          "a send finds no route while the interface is down, and the device then connects nothing until it is re-created). "
+          % (meta.get("fault_fabrics") or "none", meta.get("linkdown_fabrics") or "none"))
         w("A 64 MiB write (dd, direct I/O) to a hard mount (`hard,timeo=50,retrans=2`); 2 s into it: *restart* = our "
           "server's JVM killed (`kill -9`) and the same assembly started again (knfsd: `rpc.nfsd 0`, 5 s, `rpc.nfsd 8` "
           "and the RDMA listener again; kernel threads take no SIGKILL); *link-down* = the fabric's dummy interface "

@@ -318,8 +318,8 @@ public abstract class VerbsProviderConformanceTest {
         if (transport() != TransportType.IWARP) {
             assertNotEquals(CompletionStatus.SUCCESS, client.status()); // the responder's NAK
         } // iWARP: the SEND may have completed once handed to TCP; the TERMINATE tears the stream down
-        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
-        harness.awaitState(p.client.queuePair(), QueuePairState.ERROR);
+        assertStreamDown(p.server);
+        assertStreamDown(p.client);
     }
 
     @Test
@@ -393,7 +393,7 @@ public abstract class VerbsProviderConformanceTest {
         assertRefusedByThePeer(transport(), false, find(done, 501).status());
         assertStatus(done, 502, CompletionStatus.WORK_REQUEST_FLUSHED);
         assertStatus(done, 500, CompletionStatus.WORK_REQUEST_FLUSHED);
-        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
+        assertStreamDown(p.server);
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 503, 0)
                 .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey()));
         assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 503, CompletionStatus.WORK_REQUEST_FLUSHED);
@@ -626,7 +626,18 @@ public abstract class VerbsProviderConformanceTest {
     private void assertRefused(Side requester, long id, boolean unacknowledged) throws VerbsException {
         WorkCompletion done = find(harness.awaitCompletions(requester.completionQueue(), 1), id);
         assertRefusedByThePeer(transport(), unacknowledged, done.status());
-        harness.awaitState(requester.queuePair(), QueuePairState.ERROR);
+        assertStreamDown(requester);
+    }
+
+    /**
+     * The queue pair is in the error state, as the device reports it (InfiniBand, RoCE). iWARP:
+     * not asserted by the state, which siw of Linux 6.1 does not report (siw_query_qp leaves
+     * qp_state unset); the flushed completions the tests assert show the stream went down.
+     */
+    private void assertStreamDown(Side side) throws VerbsException {
+        if (transport() != TransportType.IWARP) {
+            harness.awaitState(side.queuePair(), QueuePairState.ERROR);
+        }
     }
 
     /**

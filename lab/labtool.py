@@ -289,7 +289,9 @@ def report(args):
         w("Not run (--phases).")
     else:
         w("Server and client of perftest 4.5 in the guest on the same device and address as the NFS runs (`-R`: "
-          "connection manager; 500 messages of 64 KiB for bandwidth; 2,000 SENDs of 2 bytes for latency). perftest's "
+          "connection manager; 500 messages of 64 KiB for bandwidth; 2,000 SENDs of 2 bytes for latency; `-e`, sleeping on "
+          "completion events, for `ib_read_bw` and `ib_send_lat`: `ib_write_bw` has no event mode and busy-polls both vCPUs, "
+          "so under single-threaded TCG it takes the emulated CPU from the soft device it measures). perftest's "
           "own figure (from the CPU's cycle counter; it prints MiB/s, converted here to 10^6 B/s like fio's MB/s), and "
           "32 MiB over the client's wall time from start to exit (connection setup included: a lower bound).")
         w("")

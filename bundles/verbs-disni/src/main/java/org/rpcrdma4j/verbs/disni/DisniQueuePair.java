@@ -77,7 +77,9 @@ final class DisniQueuePair implements QueuePair {
 
     /**
      * Queries the device (ibv_query_qp), under the send post lock so that it never runs on a
-     * destroyed queue pair. Where the query fails, the state the connection's events imply.
+     * destroyed queue pair. Where the query fails, or reports RESET, the state the connection's
+     * events imply: a queue pair created through the connection manager is moved to INIT at once
+     * and never back, and siw of Linux 6.1 leaves the state unset (0, RESET) in its query.
      */
     @Override
     public QueuePairState state() {
@@ -85,11 +87,13 @@ final class DisniQueuePair implements QueuePair {
             if (destroyed) {
                 return QueuePairState.ERROR;
             }
+            int queried;
             try {
-                return stateOf(query(handle)[DisniExtensions.QP_STATE]);
+                queried = query(handle)[DisniExtensions.QP_STATE];
             } catch (IOException e) {
                 return connection.queuePairState();
             }
+            return queried == DisniExtensions.QPS_RESET ? connection.queuePairState() : stateOf(queried);
         }
     }
 

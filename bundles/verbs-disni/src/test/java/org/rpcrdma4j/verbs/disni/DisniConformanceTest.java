@@ -19,7 +19,8 @@ import org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest;
  * <p>Runs where an RDMA device is up with an IPv4 address (the soft-RDMA lab guest: rxe on a dummy
  * interface); elsewhere every test is skipped, naming why: libdisni not loadable, or no device.
  * The listen address is the device's address the provider found, or the system property
- * {@code rpcrdma4j.disni.address} when set. The class-level condition skips before the suite's
+ * {@code rpcrdma4j.disni.address} when set; the device under test is the one that address belongs
+ * to (the lab guest has rxe0 and siw0: its transport, RoCE or iWARP, decides what the suite expects). The class-level condition skips before the suite's
  * {@code @BeforeEach}; the assumptions in {@link #createFixture()} repeat it for any other runner.
  *
  * <p>Beyond the provider contract, one end-to-end check of our own stack on the device: a
@@ -47,7 +48,17 @@ class DisniConformanceTest extends VerbsProviderConformanceTest {
             provider.close();
         }
         assumeTrue(address != null, "no RDMA device with an IPv4 address (DiSNI 2.1 speaks IPv4 only)");
-        return new Fixture(provider, new InetSocketAddress(address, 0));
+        if (devices.isEmpty()) {
+            provider.close();
+        }
+        assumeTrue(!devices.isEmpty(), "DiSNI lists no device");
+        VerbsDevice device = devices.get(0);
+        for (VerbsDevice candidate : devices) {
+            if (address.equals(provider.addressOf(candidate))) {
+                device = candidate;
+            }
+        }
+        return new Fixture(provider, device, new InetSocketAddress(address, 0));
     }
 
     @Test
@@ -57,11 +68,18 @@ class DisniConformanceTest extends VerbsProviderConformanceTest {
 
     private static final class Fixture implements ConformanceFixture {
         private final DisniProvider provider;
+        private final VerbsDevice device;
         private final InetSocketAddress listenAddress;
 
-        Fixture(DisniProvider provider, InetSocketAddress listenAddress) {
+        Fixture(DisniProvider provider, VerbsDevice device, InetSocketAddress listenAddress) {
             this.provider = provider;
+            this.device = device;
             this.listenAddress = listenAddress;
+        }
+
+        @Override
+        public VerbsDevice device() {
+            return device;
         }
 
         @Override

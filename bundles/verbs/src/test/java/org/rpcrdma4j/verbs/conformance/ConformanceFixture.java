@@ -2,6 +2,8 @@ package org.rpcrdma4j.verbs.conformance;
 
 import java.net.InetSocketAddress;
 
+import org.rpcrdma4j.verbs.VerbsDevice;
+import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
@@ -21,6 +23,17 @@ public interface ConformanceFixture extends AutoCloseable {
      *         address, not a wildcard).
      */
     InetSocketAddress listenAddress();
+
+    /**
+     * The device the listen address belongs to: every connection of a test runs over it, and its
+     * transport decides what the suite expects where InfiniBand/RoCE and iWARP differ. A fixture
+     * whose provider lists several devices (the lab guest: rxe0 and siw0) names the right one.
+     *
+     * @return the device under test; by default the provider's first
+     */
+    default VerbsDevice device() throws VerbsException {
+        return provider().devices().get(0);
+    }
 
     /**
      * Lets the provider make progress once: a deterministic provider executes its pending work

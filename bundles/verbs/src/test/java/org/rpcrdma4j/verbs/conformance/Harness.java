@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.ConnectionManager;
+import org.rpcrdma4j.verbs.QueuePair;
+import org.rpcrdma4j.verbs.QueuePairState;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
 
@@ -39,6 +41,23 @@ public final class Harness {
         }
         if (work == 0) {
             sleepNanos(QUIET_NANOS);
+        }
+    }
+
+    /**
+     * Asks the queue pair's state until it is {@code expected} (within {@link #BOUND_NANOS}): a
+     * state the device reaches by itself, e.g. after the peer tore the connection down.
+     */
+    public void awaitState(QueuePair queuePair, QueuePairState expected) throws VerbsException {
+        long deadline = System.nanoTime() + BOUND_NANOS;
+        QueuePairState state;
+        while ((state = queuePair.state()) != expected) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("queue pair state " + state + ", expected " + expected);
+            }
+            if (fixture.progress() == 0) {
+                sleepNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
         }
     }
 

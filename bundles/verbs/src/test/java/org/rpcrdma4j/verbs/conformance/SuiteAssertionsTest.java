@@ -2,6 +2,7 @@ package org.rpcrdma4j.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest.assertPrivateData;
+import static org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest.assertRefusedByThePeer;
 import static org.rpcrdma4j.verbs.conformance.VerbsProviderConformanceTest.assertStatusOrRxe61;
 
 import java.util.Arrays;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.Connection;
+import org.rpcrdma4j.verbs.TransportType;
 
 /** The suite's tolerant assertions still refuse every outcome the contract does not allow. */
 class SuiteAssertionsTest {
@@ -45,6 +47,30 @@ class SuiteAssertionsTest {
         for (CompletionStatus wrong : new CompletionStatus[] {CompletionStatus.SUCCESS, CompletionStatus.WORK_REQUEST_FLUSHED,
             CompletionStatus.REMOTE_ACCESS_ERROR, CompletionStatus.REMOTE_INVALID_REQUEST_ERROR, CompletionStatus.LOCAL_PROTECTION_ERROR}) {
             assertThrows(AssertionFailedError.class, () -> assertStatusOrRxe61(CompletionStatus.LOCAL_LENGTH_ERROR, wrong), wrong.name());
+        }
+    }
+
+    @Test
+    void aRefusalIsARemoteAccessErrorOnInfinibandAndRoceOnly() {
+        for (TransportType ib : new TransportType[] {TransportType.INFINIBAND, TransportType.ROCE}) {
+            assertRefusedByThePeer(ib, true, CompletionStatus.REMOTE_ACCESS_ERROR);
+            for (CompletionStatus wrong : new CompletionStatus[] {CompletionStatus.SUCCESS, CompletionStatus.WORK_REQUEST_FLUSHED,
+                CompletionStatus.LOCAL_PROTECTION_ERROR}) {
+                assertThrows(AssertionFailedError.class, () -> assertRefusedByThePeer(ib, true, wrong), ib + " " + wrong);
+                assertThrows(AssertionFailedError.class, () -> assertRefusedByThePeer(ib, false, wrong), ib + " " + wrong);
+            }
+        }
+    }
+
+    @Test
+    void onIwarpARefusalMayBeFlushedAndAnUnacknowledgedWriteMayHaveSucceeded() {
+        assertRefusedByThePeer(TransportType.IWARP, false, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefusedByThePeer(TransportType.IWARP, false, CompletionStatus.WORK_REQUEST_FLUSHED);
+        assertRefusedByThePeer(TransportType.IWARP, true, CompletionStatus.SUCCESS);
+        assertThrows(AssertionFailedError.class, () -> assertRefusedByThePeer(TransportType.IWARP, false, CompletionStatus.SUCCESS));
+        for (CompletionStatus wrong : new CompletionStatus[] {CompletionStatus.LOCAL_PROTECTION_ERROR, CompletionStatus.LOCAL_LENGTH_ERROR,
+            CompletionStatus.REMOTE_INVALID_REQUEST_ERROR}) {
+            assertThrows(AssertionFailedError.class, () -> assertRefusedByThePeer(TransportType.IWARP, true, wrong), wrong.name());
         }
     }
 }

@@ -35,6 +35,7 @@ import org.rpcrdma4j.verbs.QueuePairState;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
+import org.rpcrdma4j.verbs.TransportType;
 import org.rpcrdma4j.verbs.VerbsDevice;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
@@ -47,6 +48,13 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * {@code assumeTrue} in it. Tests of optional features (fast registration, remote invalidation)
  * skip themselves by the device's capabilities. Nothing here measures time: waits are bounded
  * only to fail instead of hanging.
+ *
+ * <p>Where the verbs contract lets InfiniBand/RoCE and iWARP differ, a test asserts the behaviour
+ * of the transport of the device under test ({@link ConformanceFixture#device()}): iWARP (RFC
+ * 5040) has no receiver-not-ready retry, does not acknowledge SEND or RDMA WRITE (they complete once
+ * handed to TCP), answers a refused request with a TERMINATE that tears the stream down (siw then
+ * flushes the refused request with everything outstanding), and opens a TCP connection in
+ * {@code connect} (a refused one may fail the call itself).
  */
 public abstract class VerbsProviderConformanceTest {
     private static final int ALL = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ;
@@ -88,7 +96,13 @@ public abstract class VerbsProviderConformanceTest {
     }
 
     private VerbsDevice device() throws VerbsException {
-        return fixture.provider().devices().get(0);
+        return fixture.device();
+    }
+
+    /** The transport of the device the test's connections run over (the fixture's device before any). */
+    private TransportType transport() throws VerbsException {
+        VerbsDevice used = pair != null && pair.client.connection() != null ? pair.client.connection().device() : device();
+        return used.capabilities().transportType();
     }
 
     // ---- provider, devices, memory ----
@@ -173,7 +187,16 @@ public abstract class VerbsProviderConformanceTest {
             Side side = new Side();
             try {
                 side.open(manager.createConnection(null, unused, Duration.ofSeconds(5)), PairOptions.defaults());
-                side.connection().connect(ByteBuffer.wrap(ConnectedPair.CONNECT_DATA));
+                try {
+                    side.connection().connect(ByteBuffer.wrap(ConnectedPair.CONNECT_DATA));
+                } catch (VerbsException refused) {
+                    // iWARP's connection manager connects TCP first, siw within rdma_connect itself
+                    if (side.connection().device().capabilities().transportType() != TransportType.IWARP) {
+                        throw refused;
+                    }
+                    assertEquals(Errno.ECONNREFUSED, refused.errno(), () -> "connect failed otherwise: " + refused);
+                    return;
+                }
                 Harness.Events events = new Harness.Events(manager);
                 assertNotEquals(null, events.await(ConnectionEventType.REJECTED));
             } finally {
@@ -294,12 +317,17 @@ public abstract class VerbsProviderConformanceTest {
         assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, server[1].status());
         WorkCompletion client = harness.awaitCompletions(p.client.completionQueue(), 1)[0];
         assertEquals(3, client.id());
-        assertNotEquals(CompletionStatus.SUCCESS, client.status());
-        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
+        if (transport() != TransportType.IWARP) {
+            assertNotEquals(CompletionStatus.SUCCESS, client.status()); // the responder's NAK
+        } // iWARP: the SEND may have completed once handed to TCP; the TERMINATE tears the stream down
+        assertStreamDown(p.server);
+        assertStreamDown(p.client);
     }
 
     @Test
     void sendWithoutReceiveFailsWithRnrRetryExceeded() throws Exception {
+        assumeTrue(transport() != TransportType.IWARP, "iWARP has no receiver-not-ready retry (RFC 5040: a SEND that finds "
+                + "no posted receive terminates the stream): RNR is InfiniBand's and RoCE's");
         ConnectedPair p = connect(PairOptions.defaults().withRnrRetryCount(0));
         MemoryRegion source = p.client.register(64, 0);
         p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.SEND, 9, SendWorkRequest.SIGNALED).addSge(source, 0, 64));
@@ -363,14 +391,24 @@ public abstract class VerbsProviderConformanceTest {
         SendWorkRequest after = new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 502, 0)
                 .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey());
         p.server.queuePair().postSend(bad.next(after));
-        WorkCompletion[] done = harness.awaitCompletions(p.server.completionQueue(), 3);
-        assertStatus(done, 501, CompletionStatus.REMOTE_ACCESS_ERROR);
+        // iWARP: siw of Linux 6.1 left the posted receive unflushed after the TERMINATE (run 1248)
+        boolean iwarp = transport() == TransportType.IWARP;
+        WorkCompletion[] done = harness.awaitCompletions(p.server.completionQueue(), iwarp ? 2 : 3);
+        assertRefusedByThePeer(transport(), false, find(done, 501).status());
         assertStatus(done, 502, CompletionStatus.WORK_REQUEST_FLUSHED);
-        assertStatus(done, 500, CompletionStatus.WORK_REQUEST_FLUSHED);
-        assertEquals(QueuePairState.ERROR, p.server.queuePair().state());
+        if (!iwarp) {
+            assertStatus(done, 500, CompletionStatus.WORK_REQUEST_FLUSHED);
+        }
+        assertStreamDown(p.server);
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 503, 0)
                 .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey()));
-        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 503, CompletionStatus.WORK_REQUEST_FLUSHED);
+        WorkCompletion next = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        if (iwarp && next.id() == 500) { // the receive's flush, where the device did flush it
+            assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, next.status());
+            next = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        }
+        assertEquals(503, next.id());
+        assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, next.status());
     }
 
     @Test
@@ -380,7 +418,7 @@ public abstract class VerbsProviderConformanceTest {
         MemoryRegion sink = p.server.register(8192, readSinkAccess());
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 1, SendWorkRequest.SIGNALED)
                 .addSge(sink, 0, 200).remote(exposed.addressOf(4000), exposed.rkey()));
-        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 1, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefused(p.server, 1, false);
     }
 
     @Test
@@ -390,7 +428,10 @@ public abstract class VerbsProviderConformanceTest {
         MemoryRegion source = p.server.register(4096, 0);
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, 2, SendWorkRequest.SIGNALED)
                 .addSge(source, 0, 100).remote(readOnly.address(), readOnly.rkey()));
-        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 2, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefused(p.server, 2, true);
+        for (int i = 0; i < 100; i++) {
+            assertEquals(0, readOnly.buffer().get(i), "byte " + i + " of the region without remote write");
+        }
     }
 
     @Test
@@ -403,7 +444,7 @@ public abstract class VerbsProviderConformanceTest {
         MemoryRegion sink = p.server.register(4096, readSinkAccess());
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 3, SendWorkRequest.SIGNALED)
                 .addSge(sink, 0, 100).remote(address, rkey));
-        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 3, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefused(p.server, 3, false);
     }
 
     // ---- queues: depth, retirement, polling, notification ----
@@ -430,6 +471,9 @@ public abstract class VerbsProviderConformanceTest {
     void postingBeyondTheSendQueueCapacityFailsSynchronously() throws Exception {
         // the server posts no receive and the RNR retry is infinite: no send leaves the queue
         ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
+        assumeTrue(transport() != TransportType.IWARP, "iWARP has no receiver-not-ready retry to hold sends in the queue "
+                + "(they complete once handed to TCP), and siw took a chain of one more send than the capacity it reported "
+                + "(lab run 2026-12-03-1321-67f25dc): a full send queue is not reproducible there");
         int capacity = p.client.queuePair().sendQueueCapacity();
         assertCapacity(4, capacity);
         MemoryRegion source = p.client.register(64, 0);
@@ -516,7 +560,7 @@ public abstract class VerbsProviderConformanceTest {
         p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.LOCAL_INV, 3, SendWorkRequest.SIGNALED).invalidateKey(key));
         assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 3, CompletionStatus.SUCCESS);
         p.server.queuePair().postSend(read.reset(SendOpcode.RDMA_READ, 4, SendWorkRequest.SIGNALED).addSge(sink, 0, 8192).remote(frmr.address(), key));
-        assertStatus(harness.awaitCompletions(p.server.completionQueue(), 1), 4, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefused(p.server, 4, false);
     }
 
     @Test
@@ -563,7 +607,7 @@ public abstract class VerbsProviderConformanceTest {
         assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 3, CompletionStatus.SUCCESS);
         p.client.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, 4, SendWorkRequest.SIGNALED)
                 .addSge(source, 0, 16).remote(frmr.address(), key));
-        assertStatus(harness.awaitCompletions(p.client.completionQueue(), 1), 4, CompletionStatus.REMOTE_ACCESS_ERROR);
+        assertRefused(p.client, 4, true);
     }
 
     @Test
@@ -575,6 +619,54 @@ public abstract class VerbsProviderConformanceTest {
     }
 
     // ---- helpers ----
+
+    /**
+     * Awaits the completion {@code id} of a request the peer refused, asserts it as the
+     * transport allows ({@link #assertRefusedByThePeer}) and that the refusal broke the connection.
+     */
+    private void assertRefused(Side requester, long id, boolean unacknowledged) throws VerbsException {
+        WorkCompletion done = find(harness.awaitCompletions(requester.completionQueue(), 1), id);
+        assertRefusedByThePeer(transport(), unacknowledged, done.status());
+        assertStreamDown(requester);
+    }
+
+    /**
+     * The queue pair is in the error state, as the device reports it (InfiniBand, RoCE). iWARP:
+     * not asserted by the state, which siw of Linux 6.1 does not report (siw_query_qp leaves
+     * qp_state unset); the flushed completions the tests assert show the stream went down.
+     */
+    private void assertStreamDown(Side side) throws VerbsException {
+        if (transport() != TransportType.IWARP) {
+            harness.awaitState(side.queuePair(), QueuePairState.ERROR);
+        }
+    }
+
+    /**
+     * Asserts the status of a request the peer refused (a bad, revoked or foreign key, beyond the
+     * region, without the access). InfiniBand and RoCE: REMOTE_ACCESS_ERROR, from the responder's
+     * NAK. iWARP: the responder answers with a TERMINATE (RFC 5040) and the stream goes down; the
+     * requester reports the refused request as REMOTE_ACCESS_ERROR or, as siw does, flushes it with
+     * everything outstanding; an RDMA WRITE or SEND ({@code unacknowledged}: iWARP does not
+     * acknowledge them) may have completed with SUCCESS already, once handed to TCP. Any other
+     * status fails.
+     */
+    public static void assertRefusedByThePeer(TransportType transport, boolean unacknowledged, CompletionStatus actual) {
+        if (transport != TransportType.IWARP || actual == CompletionStatus.REMOTE_ACCESS_ERROR) {
+            assertEquals(CompletionStatus.REMOTE_ACCESS_ERROR, actual);
+        } else if (!(actual == CompletionStatus.WORK_REQUEST_FLUSHED || unacknowledged && actual == CompletionStatus.SUCCESS)) {
+            fail("iWARP: a refused " + (unacknowledged ? "WRITE or SEND" : "READ") + " completed with " + actual
+                    + "; allowed: REMOTE_ACCESS_ERROR, WORK_REQUEST_FLUSHED" + (unacknowledged ? ", SUCCESS" : ""));
+        }
+    }
+
+    private static WorkCompletion find(WorkCompletion[] completions, long id) {
+        for (WorkCompletion completion : completions) {
+            if (completion.id() == id) {
+                return completion;
+            }
+        }
+        return fail("no completion with id " + id);
+    }
 
     /** @return the access a READ sink needs on this device's transport */
     protected final int readSinkAccess() throws VerbsException {

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.codec;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -31,7 +32,7 @@ import java.util.Objects;
 public final class ReadList {
 
     private final SegmentList segments;
-    private final int[] itemPosition;
+    private int[] itemPosition;
     private final int[] chunkPosition;
     private final int[] chunkFirst;
     private final int[] chunkSegments;
@@ -43,7 +44,7 @@ public final class ReadList {
         int items = limits.maxReadSegments();
         int chunks = limits.maxReadChunks();
         this.segments = new SegmentList(items);
-        this.itemPosition = new int[items];
+        this.itemPosition = new int[Math.min(items, SegmentList.INITIAL_SLOTS)];
         this.chunkPosition = new int[chunks];
         this.chunkFirst = new int[chunks];
         this.chunkSegments = new int[chunks];
@@ -146,6 +147,9 @@ public final class ReadList {
      */
     void insertItem(int position, int handle, int length, long offset) {
         int index = segments.count();
+        if (index == itemPosition.length) { // grows with the segments, which bound it
+            itemPosition = Arrays.copyOf(itemPosition, (int) Math.min(segments.capacity(), 2L * index));
+        }
         while (index > 0 && Integer.compareUnsigned(itemPosition[index - 1], position) > 0) {
             itemPosition[index] = itemPosition[index - 1];
             index--;

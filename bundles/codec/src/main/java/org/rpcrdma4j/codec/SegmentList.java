@@ -1,15 +1,19 @@
 package org.rpcrdma4j.codec;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * SegmentList - a pre-sized, reusable array of RDMA segments (RFC 8166 §3.4.3).
+ * SegmentList - a bounded, reusable array of RDMA segments (RFC 8166 §3.4.3).
  *
  * <p>A segment names {@code length} bytes of the peer's registered memory at
  * {@code offset} under the steering tag {@code handle}. Storage is three
- * parallel primitive arrays allocated once by the constructor; filling and
- * clearing allocate nothing. Lengths are XDR unsigned ints and come back
- * widened to long so no caller meets a negative length.
+ * parallel primitive arrays that start at {@link #INITIAL_SLOTS} and double on
+ * demand up to the list's {@link #capacity()} (the decoder's limit), then keep
+ * their size while the holder is reused: a pooled header sized for the limits
+ * costs a few hundred bytes until a peer actually sends many segments, and
+ * steady-state filling and clearing allocate nothing. Lengths are XDR unsigned
+ * ints and come back widened to long so no caller meets a negative length.
  *
  * <p>Ownership: a list belongs to the {@link ParsedHeader} (or the list) that
  * created it; only the decoder in this package fills it. Readers MUST NOT keep
@@ -17,21 +21,41 @@ import java.util.Objects;
  */
 public final class SegmentList {
 
-    private final int[] handles;
-    private final int[] lengths;
-    private final long[] offsets;
+    /** Slots allocated at first: what ordinary calls and replies use (one segment per chunk is typical). */
+    static final int INITIAL_SLOTS = 8;
+
+    private final int capacity;
+    private int[] handles;
+    private int[] lengths;
+    private long[] offsets;
     private int count;
     private long totalLength;
 
     SegmentList(int capacity) {
-        this.handles = new int[capacity];
-        this.lengths = new int[capacity];
-        this.offsets = new long[capacity];
+        this.capacity = capacity;
+        int slots = Math.min(capacity, INITIAL_SLOTS);
+        this.handles = new int[slots];
+        this.lengths = new int[slots];
+        this.offsets = new long[slots];
     }
 
-    /** @return most segments this list can hold, fixed at construction */
+    /** makeRoom() - one more slot, growing the arrays (doubling, at most to the capacity) when full. */
+    private void makeRoom() {
+        if (count < handles.length) {
+            return;
+        }
+        if (count >= capacity) {
+            throw new IllegalStateException("a segment list of capacity " + capacity + " is full");
+        }
+        int slots = (int) Math.min(capacity, 2L * handles.length);
+        handles = Arrays.copyOf(handles, slots);
+        lengths = Arrays.copyOf(lengths, slots);
+        offsets = Arrays.copyOf(offsets, slots);
+    }
+
+    /** @return most segments this list can hold, fixed at construction (its arrays grow to it on demand) */
     public int capacity() {
-        return handles.length;
+        return capacity;
     }
 
     /** @return number of segments held */
@@ -90,6 +114,7 @@ public final class SegmentList {
      * <p>Assumptions: the counting pass has proven there is room.
      */
     void add(int handle, int length, long offset) {
+        makeRoom();
         int index = count;
         handles[index] = handle;
         lengths[index] = length;
@@ -104,6 +129,7 @@ public final class SegmentList {
      * <p>Assumptions: {@code 0 <= index <= count() < capacity()}.
      */
     void insert(int index, int handle, int length, long offset) {
+        makeRoom();
         int tail = count - index;
         System.arraycopy(handles, index, handles, index + 1, tail);
         System.arraycopy(lengths, index, lengths, index + 1, tail);

@@ -65,6 +65,41 @@ class DecodeAllocationTest {
         assertTrue(allocated < 1024, allocated + " bytes for " + 2 * ROUNDS + " encodes");
     }
 
+    @Test
+    void aHolderTakesItsSegmentTablesWhenAPeerFillsThemNotBefore() {
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        // a transport keeps one holder per receive context (2 x credits + back channel per
+        // connection): sized at the limits up front, 1,000 connections held over a GiB of tables
+        long before = threads.getCurrentThreadAllocatedBytes();
+        ParsedHeader out = new ParsedHeader(RpcRdmaLimits.DEFAULTS);
+        long fresh = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(fresh < 2048, fresh + " bytes for a fresh holder");
+
+        WireBuilder wide = WireBuilder.msg(5, 8);
+        for (int s = 0; s < RpcRdmaLimits.DEFAULTS.maxReadSegments(); s++) {
+            wide.read(40, s + 1, 4096, (long) s * 4096);
+        }
+        ByteBuffer atTheLimit = wide.end().end().end().body(64).toDirectBuffer(0, 0);
+        wide = WireBuilder.msg(6, 8);
+        for (int s = 0; s <= RpcRdmaLimits.DEFAULTS.maxReadSegments(); s++) {
+            wide.read(40, s + 1, 4096, (long) s * 4096);
+        }
+        ByteBuffer pastTheLimit = wide.end().end().end().body(64).toDirectBuffer(0, 0);
+        HeaderDecoder decoder = new HeaderDecoder(RpcRdmaLimits.DEFAULTS, HeaderDecoder.Role.RESPONDER);
+
+        assertEquals(DecodeStatus.OK, decoder.decode(atTheLimit, 0, atTheLimit.capacity(), out));
+        assertEquals(RpcRdmaLimits.DEFAULTS.maxReadSegments(), out.readList().segments().count());
+        assertTrue(out.fits(RpcRdmaLimits.DEFAULTS));
+        assertTrue(decoder.decode(pastTheLimit, 0, pastTheLimit.capacity(), out) != DecodeStatus.OK,
+                "one segment past the limit is refused, not grown into");
+        before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 1000; i++) {
+            decoder.decode(atTheLimit, 0, atTheLimit.capacity(), out);
+        }
+        long grown = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(grown < 1024, grown + " bytes for 1,000 decodes once the tables have grown");
+    }
+
     private static long decodeAll(HeaderDecoder decoder, ByteBuffer[] messages, ParsedHeader out) {
         long ok = 0;
         for (int i = 0; i < ROUNDS; i++) {

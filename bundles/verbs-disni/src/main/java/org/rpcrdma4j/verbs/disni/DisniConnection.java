@@ -39,6 +39,8 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
     private final boolean passive;
     private State state;
     private boolean disconnectRequested;
+    /** Set by the first {@link #close()}: only that caller destroys the queue pair and the id. */
+    private boolean closeClaimed;
     /** The device reported the queue pair failed (an asynchronous event); reported once. */
     private boolean queuePairFailed;
     private DisniDevice device;
@@ -401,14 +403,20 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
         return attachment;
     }
 
-    /** Disconnects, destroys the queue pair (rdma_destroy_qp) and the id (rdma_destroy_id). */
+    /**
+     * Disconnects, destroys the queue pair (rdma_destroy_qp) and the id (rdma_destroy_id), once:
+     * the first caller claims the close, any later or concurrent one returns at once (two callers
+     * that both saw the connection open would each destroy the id, and rdma_destroy_id of a freed
+     * id reads freed memory in native code).
+     */
     @Override
     public void close() {
         DisniQueuePair qp;
         synchronized (this) {
-            if (state == State.CLOSED) {
+            if (state == State.CLOSED || closeClaimed) {
                 return;
             }
+            closeClaimed = true;
         }
         try {
             disconnect();

@@ -39,6 +39,14 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
     private final boolean passive;
     private State state;
     private boolean disconnectRequested;
+    /**
+     * Held around every librdmacm call that reads or changes the id's queue pair: rdma_create_qp,
+     * rdma_destroy_qp and rdma_disconnect (which moves id->qp to the error or SQD state). Without it
+     * the connection manager's thread, answering a DISCONNECTED, ran rdma_disconnect on a queue pair
+     * the completion loop was destroying: ibv_modify_qp on freed memory, SIGSEGV in libibverbs
+     * (lab runs 1248 and 1332, siw). Never held while taking another lock.
+     */
+    private final Object queuePairCalls = new Object();
     /** Set by the first {@link #close()}: only that caller destroys the queue pair and the id. */
     private boolean closeClaimed;
     /** The device reported the queue pair failed (an asynchronous event); reported once. */
@@ -65,6 +73,16 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
 
     RdmaCmId id() {
         return id;
+    }
+
+    /**
+     * destroyQueuePairOfId() - rdma_destroy_qp, never concurrently with rdma_disconnect or
+     * rdma_create_qp on this id (see {@link #queuePairCalls}).
+     */
+    void destroyQueuePairOfId() throws IOException {
+        synchronized (queuePairCalls) {
+            id.destroyQP();
+        }
     }
 
     long handle() {
@@ -238,7 +256,11 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
             try {
                 recvCq.attach();
                 try {
-                    queuePair = wrap(id.createQP(pd.pd(), init), pd, attributes);
+                    IbvQP created;
+                    synchronized (queuePairCalls) {
+                        created = id.createQP(pd.pd(), init);
+                    }
+                    queuePair = wrap(created, pd, attributes);
                     device.asyncEvents().register(queuePair.number(), this);
                     return queuePair;
                 } catch (IOException e) {
@@ -261,7 +283,7 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
             return new DisniQueuePair(this, qp, pd, attributes);
         } catch (IOException e) {
             try {
-                id.destroyQP();
+                destroyQueuePairOfId();
             } catch (IOException ignored) {
                 // the failure to report is the first one
             }
@@ -365,7 +387,10 @@ final class DisniConnection implements Connection, AsyncEventRouter.Owner {
             disconnectRequested = true;
         }
         try {
-            int ret = id.disconnect();
+            int ret;
+            synchronized (queuePairCalls) {
+                ret = id.disconnect();
+            }
             if (ret != 0 && ret != -Errno.EINVAL) {
                 throw new VerbsException("rdma_disconnect", -ret);
             }

@@ -156,7 +156,7 @@ final class DisniQueuePair implements QueuePair {
                 }
                 destroyed = true;
                 try {
-                    connection.id().destroyQP();
+                    connection.destroyQueuePairOfId();
                 } catch (IOException ignored) {
                     // the id is destroyed next, which destroys what is left
                 }

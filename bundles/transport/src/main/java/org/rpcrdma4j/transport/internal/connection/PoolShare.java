@@ -103,8 +103,7 @@ public final class PoolShare {
          */
         public Verdict admit(long units, long free) {
             if (free < units) {
-                setWaiting(true);
-                return Verdict.POOL_EMPTY;
+                return poolEmpty();
             }
             if (held > 0 && held + units > limit()) {
                 setWaiting(true);
@@ -129,6 +128,17 @@ public final class PoolShare {
             boolean wasActive = active();
             held -= units;
             update(wasActive);
+        }
+
+        /**
+         * poolEmpty() - an admitted request found the pool unable to serve it after all (the free
+         * units were fragmented, or a strategy refused): the connection waits like any refused one.
+         *
+         * @return {@link Verdict#POOL_EMPTY}
+         */
+        public Verdict poolEmpty() {
+            setWaiting(true);
+            return Verdict.POOL_EMPTY;
         }
 
         /** stopWaiting() - the waiting request went away (dropped, re-planned, connection closing). */

@@ -176,7 +176,7 @@ public final class ReadScheduler {
                 return false;
             default:
                 if (!plan.allocateSinks(account)) {
-                    account.admit(plan.pieceCount(), 0);
+                    account.poolEmpty();
                     stall(Counter.READ_SINK_STARVATION);
                     return false;
                 }

@@ -66,8 +66,7 @@ public final class StagingSlab {
                 verdict[0] = v;
                 return at;
             }
-            v = PoolShare.Verdict.POOL_EMPTY;
-            account.admit(size, 0);
+            v = account.poolEmpty();
         }
         verdict[0] = v;
         return -1;

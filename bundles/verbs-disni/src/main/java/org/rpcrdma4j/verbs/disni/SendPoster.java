@@ -31,8 +31,12 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Send With Invalidate: DiSNI's request modifier has no setter for the key to invalidate, which
  * its record keeps at offset 36 (imm_data / invalidate_rkey, one union in ibv_send_wr). The poster
  * writes it there itself, in the call's own command buffer (as {@link DisniCompletionQueue} reads
- * its poll records); libdisni passes the 32 bits through as invalidate_rkey. Offered only where
- * the device reports the capability (IBV_DEVICE_MEM_MGT_EXTENSIONS).
+ * its poll records); libdisni passes the 32 bits through as invalidate_rkey. The key goes into
+ * wr.rdma.rkey as well (offset {@value #RECORD_RDMA_RKEY}): rdma-core's siw provider reads the STag
+ * to invalidate from there, and with only invalidate_rkey set it names STag 0 (or the previous
+ * request's rkey), which the iWARP peer answers with a TERMINATE "STag cannot be invalidated" that
+ * kills the connection. Offered only where the device reports the capability
+ * (IBV_DEVICE_MEM_MGT_EXTENSIONS).
  *
  * <p>Not thread-safe: the queue pair serialises posts.
  */
@@ -41,6 +45,8 @@ final class SendPoster {
     static final int IBV_WR_SEND_WITH_INV = 9;
     /** Offset of imm_data / invalidate_rkey in DiSNI's 72-byte send record (NatIbvSendWR). */
     static final int RECORD_INVALIDATE_RKEY = 36;
+    /** Offset of wr.rdma.rkey in the record (after wr.rdma.remote_addr at 40). */
+    static final int RECORD_RDMA_RKEY = 48;
 
     private static final int OP_SEND = 0;
     private static final int OP_WRITE = 1;
@@ -99,7 +105,9 @@ final class SendPoster {
             mod.setWr_id(wr.id());
             mod.setSend_flags(wr.flags());
             mod.getRdmaMod().setRemote_addr(wr.remoteAddress());
-            mod.getRdmaMod().setRkey(wr.rkey());
+            // libsiw (rdma-core's siw provider) takes the STag a SEND_WITH_INV invalidates from
+            // wr.rdma.rkey, not from invalidate_rkey; a SEND leaves wr.rdma unused everywhere else.
+            mod.getRdmaMod().setRkey(op == OP_SEND_WITH_INV ? wr.invalidateKey() : wr.rkey());
             for (int i = 0; i < sges; i++) {
                 ScatterGatherElement sge = wr.sge(i);
                 SVCPostSend.SgeMod sgeMod = mod.getSgeMod(i);

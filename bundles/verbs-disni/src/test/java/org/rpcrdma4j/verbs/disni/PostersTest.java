@@ -112,6 +112,7 @@ class PostersTest {
         assertEquals(SendPoster.IBV_WR_SEND_WITH_INV, record.getInt(28), "opcode IBV_WR_SEND_WITH_INV");
         assertEquals(9, record.getInt(28), "enum ibv_wr_opcode");
         assertEquals(0x12345678, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "invalidate_rkey");
+        assertEquals(0x12345678, record.getInt(SendPoster.RECORD_RDMA_RKEY), "wr.rdma.rkey, where libsiw reads the STag");
         assertEquals(0x1000, record.getLong(SEND_RECORD));
 
         wr.reset(SendOpcode.SEND_WITH_INV, 52, SendWorkRequest.SIGNALED).invalidateKey(0xcafe0001).sgeCount(1);
@@ -119,6 +120,7 @@ class PostersTest {
         assertSame(call, call(poster, 3, 1), "same shape, same call");
         assertEquals(52, record.getLong(0));
         assertEquals(0xcafe0001, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "the latest request's key");
+        assertEquals(0xcafe0001, record.getInt(SendPoster.RECORD_RDMA_RKEY), "the latest request's key, for libsiw too");
 
         wr.reset(SendOpcode.SEND, 53, SendWorkRequest.SIGNALED).sgeCount(1);
         assertRefusedAt(0, () -> poster.post(wr, 0));

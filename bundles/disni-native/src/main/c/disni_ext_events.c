@@ -1,17 +1,25 @@
 /*
  * org.rpcrdma4j.disni.ext.DisniExtensions, continued: completion channels shared by many
- * completion queues (a wait set, see disni_wait_set.h) and the device's asynchronous events
- * (ibv_get_async_event). Hot-path methods (await, wake) return 0, a count or a negative errno and
+ * completion queues (a wait set, see disni_wait_set.h), the device's asynchronous events
+ * (ibv_get_async_event) and descriptor waits for a connection manager (awaitDescriptors). Hot-path methods (await, wake) return 0, a count or a negative errno and
  * never throw; set-up methods throw IOException "... [errno N]" as the rest of libdisni does.
  */
 #include "disni_jni.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include "disni_wait_set.h"
 
 #define CLASS(name) Java_org_rpcrdma4j_disni_ext_DisniExtensions_##name
+
+/* Most descriptors one awaitDescriptors watches (the bit mask it returns has one bit each). */
+#define DISNI_MAX_AWAITED_DESCRIPTORS 30
 
 JNIEXPORT jlong JNICALL CLASS(openWaitSet)(JNIEnv *env, jclass cls)
 {
@@ -163,4 +171,104 @@ JNIEXPORT jlong JNICALL CLASS(takeAsyncEvent)(JNIEnv *env, jclass cls, jlong con
 		element = (uint32_t)event.element.port_num;
 	ibv_ack_async_event(&event);
 	return ((jlong)event.event_type << 32) | (jlong)element;
+}
+
+/*
+ * Descriptor waits, for a connection manager's events: one poll(2) on the manager's wake-up
+ * eventfd, its rdma_cm event channel and the asynchronous event descriptors of the devices its
+ * queue pairs live on, so that the connection-management thread sleeps until one of them has
+ * something (no periodic wake-ups) and a close or another thread's hand-off wakes it at once.
+ */
+
+/* An eventfd for waking a descriptor wait (non-blocking, close-on-exec); throws on failure. */
+JNIEXPORT jint JNICALL CLASS(openWakeup)(JNIEnv *env, jclass cls)
+{
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)cls;
+	if (fd < 0) {
+		disni_throw_errno(env, "eventfd for the connection manager's wake-up", errno);
+		return -1;
+	}
+	return fd;
+}
+
+/* Rings a wake-up eventfd. Returns 0 or a negative errno; never blocks. */
+JNIEXPORT jint JNICALL CLASS(ringWakeup)(JNIEnv *env, jclass cls, jint fd)
+{
+	uint64_t one = 1;
+
+	(void)env;
+	(void)cls;
+	if (write(fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+		return 0;
+	return errno == EAGAIN ? 0 : -errno; /* EAGAIN: the counter is saturated, so already rung */
+}
+
+JNIEXPORT void JNICALL CLASS(closeWakeup)(JNIEnv *env, jclass cls, jint fd)
+{
+	(void)env;
+	(void)cls;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The descriptor of an rdma_cm event channel (struct rdma_event_channel), or -EINVAL. */
+JNIEXPORT jint JNICALL CLASS(eventChannelDescriptor)(JNIEnv *env, jclass cls, jlong channel_handle)
+{
+	struct rdma_event_channel *channel = DISNI_PTR(struct rdma_event_channel, channel_handle);
+
+	(void)env;
+	(void)cls;
+	return channel == NULL ? -EINVAL : channel->fd;
+}
+
+/* The asynchronous event descriptor of a device context, or -EINVAL. */
+JNIEXPORT jint JNICALL CLASS(asyncEventDescriptor)(JNIEnv *env, jclass cls, jlong context_handle)
+{
+	struct ibv_context *context = DISNI_PTR(struct ibv_context, context_handle);
+
+	(void)env;
+	(void)cls;
+	return context == NULL ? -EINVAL : context->async_fd;
+}
+
+/*
+ * Sleeps up to timeout_ms until one of fds[0..count) is readable. fds[0] is a wake-up eventfd:
+ * when readable its counter is consumed. Returns a bit mask of the readable descriptors (bit i for
+ * fds[i]; an error or hang-up condition counts as readable, so the caller's read reports it), 0 on
+ * timeout or EINTR, or a negative errno (EBADF when a descriptor is not open: the caller must not
+ * spin on it). Allocates nothing.
+ */
+JNIEXPORT jint JNICALL CLASS(awaitDescriptors)(JNIEnv *env, jclass cls, jintArray fds, jint count, jint timeout_ms)
+{
+	struct pollfd polled[DISNI_MAX_AWAITED_DESCRIPTORS];
+	jint values[DISNI_MAX_AWAITED_DESCRIPTORS];
+	int i, ready, mask = 0;
+
+	(void)cls;
+	if (fds == NULL || count <= 0 || count > DISNI_MAX_AWAITED_DESCRIPTORS || (*env)->GetArrayLength(env, fds) < count)
+		return -EINVAL;
+	(*env)->GetIntArrayRegion(env, fds, 0, count, values);
+	for (i = 0; i < count; i++) {
+		polled[i].fd = values[i];
+		polled[i].events = POLLIN;
+		polled[i].revents = 0;
+	}
+	ready = poll(polled, (nfds_t)count, timeout_ms < 0 ? 0 : timeout_ms);
+	if (ready < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < count; i++) {
+		if ((polled[i].revents & POLLNVAL) != 0)
+			return -EBADF;
+		if (polled[i].revents != 0)
+			mask |= 1 << i;
+	}
+	if ((mask & 1) != 0) {
+		uint64_t value;
+
+		if (read(values[0], &value, sizeof(value)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
+	return mask;
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
  * connections, and delivers the events of all of them.
  *
  * <p>Threading: {@link #pollEvents} and {@link #awaitEvents} MUST be called from one thread at a
- * time (the connection-management thread); the other methods are safe from any thread.
+ * time (the connection-management thread); the other methods are safe from any thread. A provider
+ * wakes a waiting thread for events only: an idle manager costs no CPU.
  * Ownership: the opener owns the manager and MUST close it; closing it closes every listening
  * endpoint and connection still open on it.
  */
@@ -60,6 +61,15 @@ public interface ConnectionManager extends AutoCloseable {
      * @throws InterruptedException when the waiting thread is interrupted
      */
     int awaitEvents(ConnectionEventHandler handler, int maxEvents, long timeout, TimeUnit unit) throws VerbsException, InterruptedException;
+
+    /**
+     * Makes the {@link #awaitEvents} in progress return at once (0 when no event is pending), or,
+     * when none is in progress, the next one. A waiting connection-management thread sleeps until
+     * an event, a wake-up or its timeout, so whoever needs it to act on something that is not a
+     * connection event (a close it must finish) wakes it. Any thread; never blocks; does nothing
+     * after {@link #close()}.
+     */
+    void wakeup();
 
     /** Closes every endpoint and connection still open on this manager, then the channel. Closing twice does nothing. */
     @Override

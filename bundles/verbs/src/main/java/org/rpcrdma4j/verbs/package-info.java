@@ -3,7 +3,7 @@
  * provider's own classes (DiSNI, the in-JVM loopback fabric).
  */
 @Export
-@Version("0.4.0")
+@Version("0.5.0")
 package org.rpcrdma4j.verbs;
 
 import org.osgi.annotation.bundle.Export;

@@ -290,4 +290,53 @@ public final class DisniExtensions {
      *         is pending
      */
     public static native long takeAsyncEvent(long context);
+
+    /** Most descriptors one {@link #awaitDescriptors} watches. */
+    public static final int MAX_AWAITED_DESCRIPTORS = 30;
+
+    /**
+     * Opens a wake-up for {@link #awaitDescriptors}: an eventfd (non-blocking, close-on-exec).
+     * Ownership: the caller MUST close it with {@link #closeWakeup} once no thread rings or awaits it.
+     *
+     * @return the descriptor
+     * @throws IOException when eventfd(2) fails
+     */
+    public static native int openWakeup() throws IOException;
+
+    /**
+     * Rings a wake-up: the current or next {@link #awaitDescriptors} that watches it returns.
+     * Any thread; never blocks.
+     *
+     * @param wakeup a descriptor from {@link #openWakeup}, still open
+     * @return 0 or a negative errno
+     */
+    public static native int ringWakeup(int wakeup);
+
+    /** @param wakeup a descriptor from {@link #openWakeup}; no thread may use it any more */
+    public static native void closeWakeup(int wakeup);
+
+    /**
+     * @param channel a DiSNI event channel handle ({@code NatObject.getObjId()} of its RdmaEventChannel)
+     * @return the channel's descriptor (rdma_event_channel.fd), or -EINVAL for a null handle
+     */
+    public static native int eventChannelDescriptor(long channel);
+
+    /**
+     * @param context a DiSNI context handle
+     * @return the device's asynchronous event descriptor (ibv_context.async_fd), or -EINVAL
+     */
+    public static native int asyncEventDescriptor(long context);
+
+    /**
+     * Sleeps until one of the descriptors is readable (poll(2)), or the timeout passes. The first
+     * is a wake-up ({@link #openWakeup}), consumed when it was rung. Allocates nothing.
+     *
+     * @param descriptors the descriptors, the wake-up first
+     * @param count how many, 1..{@link #MAX_AWAITED_DESCRIPTORS}
+     * @param timeoutMillis the longest sleep, 0 for none
+     * @return a bit mask of the readable ones (bit i for {@code descriptors[i]}; an error condition
+     *         counts as readable, so that reading it reports the error), 0 on timeout or EINTR; or a
+     *         negative errno: EBADF when one of them is not open, EINVAL for a bad count
+     */
+    public static native int awaitDescriptors(int[] descriptors, int count, int timeoutMillis);
 }

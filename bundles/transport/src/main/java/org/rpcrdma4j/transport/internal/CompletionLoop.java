@@ -263,6 +263,7 @@ public final class CompletionLoop implements Runnable {
                 }
             }
         }
+        engine.onLoopEnded();
     }
 
     private int pollingBackoff(int idle) {

@@ -45,8 +45,11 @@ import org.slf4j.LoggerFactory;
 public final class TransportEngine implements ConnectionEventHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TransportEngine.class);
     private static final int EVENTS_PER_PASS = 16;
-    /** Longest sleep of the acceptor: how late it notices that every loop has closed. */
-    private static final long ACCEPTOR_AWAIT_MILLIS = 50;
+    /**
+     * Longest sleep of the acceptor. It is woken for what it must act on (connection events, the
+     * close, the last loop ending), so this bounds only how late it would notice a lost wake-up.
+     */
+    private static final long ACCEPTOR_AWAIT_MILLIS = 1000;
 
     private final TransportConfig config;
     private final RpcCallHandler handler;
@@ -334,6 +337,12 @@ public final class TransportEngine implements ConnectionEventHandler {
         for (CompletionLoop loop : loops) {
             loop.wakeup();
         }
+        connectionManager.wakeup();
+    }
+
+    /** onLoopEnded() - a loop's thread is done: the acceptor may now finish the close. Any loop. */
+    void onLoopEnded() {
+        connectionManager.wakeup();
     }
 
     /** @return true once every connection, pool, channel and domain is released and the manager closed */

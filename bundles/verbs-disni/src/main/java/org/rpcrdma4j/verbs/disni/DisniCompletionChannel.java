@@ -39,8 +39,12 @@ import org.rpcrdma4j.verbs.VerbsException;
  * queue's own lock is never taken under either.
  */
 final class DisniCompletionChannel implements CompletionChannel {
-    /** Longest single sleep in native code, so that an interrupt of the waiting thread is noticed. */
-    static final int WAIT_SLICE_MILLIS = 50;
+    /**
+     * Longest single sleep in native code, so that an interrupt of the waiting thread is noticed
+     * within a second; completions and wake-ups end a sleep at once, so an idle loop wakes only
+     * this often (once a second, like its own housekeeping).
+     */
+    static final int WAIT_SLICE_MILLIS = 1000;
 
     private final long waitSet;
     private final ReentrantLock awaitLock = new ReentrantLock();

@@ -32,16 +32,31 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Events: {@link #pump} takes one event from DiSNI ({@code RdmaEventChannel.getCmEvent}),
  * reads its status and private data through {@link DisniExtensions}, and either hands an address
  * or route resolution to the connection waiting in {@link #createConnection}, or queues the event
- * for {@link #pollEvents}. After each wait it also takes the devices' asynchronous events, which
- * queue QUEUE_PAIR_FATAL on the manager of the connection whose queue pair failed (no thread of
- * its own: the async fds are read without waiting). A DISCONNECTED the peer caused is answered at once
+ * for {@link #pollEvents}. It also takes the devices' asynchronous events, which queue
+ * QUEUE_PAIR_FATAL on the manager of the connection whose queue pair failed (no thread of its
+ * own: the async fds are read without waiting). A DISCONNECTED the peer caused is answered at once
  * ({@link DisniConnection#answerDisconnect}). Every call that touches the channel or its ids (DiSNI keeps an unlocked
- * id table per channel) runs under {@link #channelLock}; waits are sliced so that a
- * {@code createConnection} on another thread is not held up for long by a waiting poller.
+ * id table per channel) runs under {@link #channelLock}.
+ *
+ * <p>Waiting ({@link #awaitEvents}): one poll(2), outside the channel lock, on a wake-up eventfd,
+ * the event channel's descriptor and the async descriptors of the devices that carry queue pairs
+ * ({@link DisniExtensions#awaitDescriptors}); then what is readable is taken without waiting. So an
+ * idle connection-management thread sleeps until something happens (a connect request, a
+ * disconnect, a failed queue pair, a {@link #wakeup()}), with no periodic wake-ups, and a
+ * {@code createConnection} on another thread is never held up by it. {@link #awaitLock} keeps
+ * {@link #close()} from destroying the descriptors under a poll: close rings the wake-up first.
  */
 final class DisniConnectionManager implements ConnectionManager {
-    /** Longest single wait for an event in native code. */
+    /** Longest single wait of an address or route resolution (a client's createConnection). */
     static final int WAIT_SLICE_MILLIS = 20;
+    /**
+     * Longest single sleep of {@link #awaitEvents}: only so that an interrupt of the waiting
+     * thread is noticed; events and wake-ups end a sleep at once.
+     */
+    static final int IDLE_WAIT_SLICE_MILLIS = 1000;
+    /** Bit of the wake-up and of the event channel in the mask {@link DisniExtensions#awaitDescriptors} returns. */
+    private static final int WAKEUP_READY = 1;
+    private static final int CHANNEL_READY = 2;
 
     private static final ConnectionEventType[] TYPES = eventTypes();
     private static final byte[] NO_PRIVATE_DATA = new byte[0];
@@ -54,12 +69,25 @@ final class DisniConnectionManager implements ConnectionManager {
     private final Map<Long, DisniListeningEndpoint> listeners = new ConcurrentHashMap<>();
     private final ArrayDeque<QueuedConnectionEvent> pending = new ArrayDeque<>();
     private final ByteBuffer privateData = ByteBuffer.allocateDirect(DisniExtensions.MAX_PRIVATE_DATA);
+    /** Held by the thread inside poll(2) on {@link #descriptors}; close takes it before freeing them. */
+    private final ReentrantLock awaitLock = new ReentrantLock();
+    /** The wake-up eventfd; -1 once closed (guarded by this object's monitor for ringing and closing). */
+    private int wakeup;
+    private final int channelDescriptor;
+    /** What one await watches: the wake-up, the channel, then devices' async descriptors (the awaiting thread only). */
+    private final int[] descriptors = new int[DisniExtensions.MAX_AWAITED_DESCRIPTORS];
     private volatile boolean closed;
 
-    DisniConnectionManager(DisniProvider provider, RdmaEventChannel channel) {
+    /** @throws IOException when the wake-up eventfd cannot be opened (the caller still owns the channel) */
+    DisniConnectionManager(DisniProvider provider, RdmaEventChannel channel) throws IOException {
         this.provider = provider;
         this.channel = channel;
         this.channelHandle = ((NatObject) channel).getObjId();
+        this.channelDescriptor = DisniExtensions.eventChannelDescriptor(channelHandle);
+        if (channelDescriptor < 0) {
+            throw new IOException("the event channel has no descriptor [errno " + -channelDescriptor + "]");
+        }
+        this.wakeup = DisniExtensions.openWakeup();
     }
 
     DisniProvider provider() {
@@ -164,9 +192,47 @@ final class DisniConnectionManager implements ConnectionManager {
             if (left <= 0) {
                 return 0;
             }
-            pump((int) Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
+            int ready = awaitDescriptors((int) Math.min(IDLE_WAIT_SLICE_MILLIS, (left + 999_999) / 1_000_000));
+            if ((ready & ~(WAKEUP_READY | CHANNEL_READY)) != 0) {
+                provider.takeAsyncEvents();
+            }
+            if ((ready & CHANNEL_READY) != 0) {
+                while (pendingSize() < maxEvents && pump(0)) {
+                    // take what the channel has ready
+                }
+            }
+            if ((ready & WAKEUP_READY) != 0) {
+                break; // woken: return at once, with whatever is pending
+            }
         }
         return pollEvents(handler, maxEvents);
+    }
+
+    /** One poll(2) on the wake-up, the channel and the async descriptors; @return the ready mask */
+    private int awaitDescriptors(int timeoutMillis) throws VerbsException {
+        awaitLock.lock();
+        try {
+            checkOpen();
+            descriptors[0] = wakeup;
+            descriptors[1] = channelDescriptor;
+            int count = provider.addAsyncEventDescriptors(descriptors, 2);
+            int ready = DisniExtensions.awaitDescriptors(descriptors, count, timeoutMillis);
+            if (ready < 0) {
+                throw new VerbsException("poll(2) on the connection manager's descriptors failed", -ready);
+            }
+            return ready;
+        } finally {
+            awaitLock.unlock();
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        synchronized (this) {
+            if (wakeup >= 0) {
+                DisniExtensions.ringWakeup(wakeup); // fails only for a broken eventfd: the await then reports it
+            }
+        }
     }
 
     private int deliver(ConnectionEventHandler handler, int maxEvents) {
@@ -283,6 +349,7 @@ final class DisniConnectionManager implements ConnectionManager {
     void queueQueuePairFatal(DisniConnection connection, int asyncEventType) {
         queue(new QueuedConnectionEvent(ConnectionEventType.QUEUE_PAIR_FATAL, connection, null, NO_PRIVATE_DATA,
                 connection.knownRemoteAddress(), asyncEventType));
+        wakeup(); // another manager's thread may have taken the event from the shared async fd
     }
 
     private void queue(QueuedConnectionEvent event) {
@@ -313,6 +380,8 @@ final class DisniConnectionManager implements ConnectionManager {
 
     @Override
     public void close() {
+        wakeup(); // a thread in poll(2) leaves it, and sees closed at its next await
+        awaitLock.lock();
         channelLock.lock();
         try {
             if (closed) {
@@ -330,8 +399,13 @@ final class DisniConnectionManager implements ConnectionManager {
             } catch (IOException ignored) {
                 // the channel is gone either way
             }
+            synchronized (this) {
+                DisniExtensions.closeWakeup(wakeup);
+                wakeup = -1;
+            }
         } finally {
             channelLock.unlock();
+            awaitLock.unlock();
         }
     }
 

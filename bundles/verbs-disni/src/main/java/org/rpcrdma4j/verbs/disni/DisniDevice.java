@@ -50,6 +50,8 @@ final class DisniDevice implements VerbsDevice {
     private final AsyncEventRouter asyncEvents = new AsyncEventRouter();
     /** 0 before the async fd is made non-blocking, 1 after, -1 once it failed (guarded by asyncEvents). */
     private int asyncState;
+    /** The context's async_fd once asked for, else -1 (guarded by asyncEvents). */
+    private int asyncDescriptor = -1;
 
     DisniDevice(IbvContext context, int maxInlineData) throws VerbsException {
         this.context = context;
@@ -160,6 +162,26 @@ final class DisniDevice implements VerbsDevice {
                 }
                 asyncEvents.route((int) (event >>> 32), (int) event);
             }
+        }
+    }
+
+    /**
+     * @return the device's asynchronous event descriptor while queue pairs of ours are on it and
+     *         its events can be read ({@link #takeAsyncEvents()} then consumes what makes it
+     *         readable), else -1: a descriptor nobody reads would wake a waiter again and again
+     */
+    int asyncEventDescriptorToWatch() {
+        if (asyncEvents.isEmpty()) {
+            return -1;
+        }
+        synchronized (asyncEvents) {
+            if (asyncState < 0) {
+                return -1;
+            }
+            if (asyncDescriptor < 0) {
+                asyncDescriptor = DisniExtensions.asyncEventDescriptor(((NatObject) context).getObjId());
+            }
+            return asyncDescriptor;
         }
     }
 

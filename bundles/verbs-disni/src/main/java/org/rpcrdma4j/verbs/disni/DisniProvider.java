@@ -103,7 +103,17 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         }
         checkDirectBufferAccess();
         try {
-            return new DisniConnectionManager(this, RdmaEventChannel.createEventChannel());
+            RdmaEventChannel channel = RdmaEventChannel.createEventChannel();
+            try {
+                return new DisniConnectionManager(this, channel);
+            } catch (IOException | RuntimeException | LinkageError e) {
+                try {
+                    channel.destroyEventChannel();
+                } catch (IOException ignored) {
+                    // the manager failed either way
+                }
+                throw e;
+            }
         } catch (IOException e) {
             throw DisniErrors.toVerbs("rdma_create_event_channel", e);
         } catch (LinkageError e) {
@@ -153,6 +163,26 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
             }
             return known;
         }
+    }
+
+    /**
+     * Adds the asynchronous event descriptors worth waiting on (devices that carry queue pairs of
+     * ours) to {@code descriptors} from {@code from}, as room allows.
+     *
+     * @return the new count
+     */
+    int addAsyncEventDescriptors(int[] descriptors, int from) {
+        int count = from;
+        for (DisniDevice device : devicesByContext.values()) {
+            if (count == descriptors.length) {
+                break;
+            }
+            int fd = device.asyncEventDescriptorToWatch();
+            if (fd >= 0) {
+                descriptors[count++] = fd;
+            }
+        }
+        return count;
     }
 
     /** Takes every known device's pending asynchronous events (see {@link DisniDevice#takeAsyncEvents()}). */

@@ -29,6 +29,8 @@ final class LoopbackConnectionManager implements ConnectionManager {
     private final Set<LoopbackConnection> connections = new LinkedHashSet<>();
     private final Set<LoopbackListeningEndpoint> endpoints = new LinkedHashSet<>();
     private boolean closed;
+    /** A {@link #wakeup()} not yet seen by an await (guarded by the fabric lock). */
+    private boolean woken;
 
     LoopbackConnectionManager(LoopbackFabric fabric) {
         this.fabric = fabric;
@@ -89,13 +91,27 @@ final class LoopbackConnectionManager implements ConnectionManager {
         long remaining = unit.toNanos(timeout);
         fabric.lock.lock();
         try {
-            while (events.isEmpty() && !closed && remaining > 0) {
+            while (events.isEmpty() && !closed && !woken && remaining > 0) {
                 remaining = eventsAvailable.awaitNanos(remaining);
             }
+            woken = false;
         } finally {
             fabric.lock.unlock();
         }
         return pollEvents(handler, maxEvents);
+    }
+
+    @Override
+    public void wakeup() {
+        fabric.lock.lock();
+        try {
+            if (!closed) {
+                woken = true;
+                eventsAvailable.signalAll();
+            }
+        } finally {
+            fabric.lock.unlock();
+        }
     }
 
     @Override

@@ -14,11 +14,15 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.CompletionOpcode;
 import org.rpcrdma4j.verbs.CompletionQueue;
@@ -174,6 +178,38 @@ public abstract class VerbsProviderConformanceTest {
         pair.connectRequest.connection().reject(ByteBuffer.wrap(reason));
         SeenEvent rejected = pair.clientEvents.await(ConnectionEventType.REJECTED);
         assertPrivateData(reason, Connection.MAX_REJECT_PRIVATE_DATA, rejected.privateData());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS) // a wake-up that is lost leaves the await to its hour
+    void aWakeUpEndsTheAwaitInProgressOrTheNextOneAndNothingAfterClose() throws Exception {
+        ConnectionManager manager = fixture.provider().openConnectionManager();
+        try {
+            List<ConnectionEventType> seen = new CopyOnWriteArrayList<>();
+            manager.wakeup();
+            assertEquals(0, manager.awaitEvents(event -> seen.add(event.type()), 16, 1, TimeUnit.HOURS),
+                    "a wake-up rung before the await ends it at once, with nothing to deliver");
+            CompletableFuture<Integer> waiting = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    waiting.complete(manager.awaitEvents(event -> seen.add(event.type()), 16, 1, TimeUnit.HOURS));
+                } catch (Exception | Error e) {
+                    waiting.completeExceptionally(e);
+                }
+            }, "conformance-waiter");
+            waiter.start();
+            // rung until the waiter returns: a ring before it sleeps ends its await as well
+            while (!waiting.isDone()) {
+                manager.wakeup();
+                Thread.sleep(10);
+            }
+            assertEquals(0, waiting.get(), "the await in progress returns 0 when woken");
+            assertTrue(seen.isEmpty(), "no event was made up: " + seen);
+        } finally {
+            manager.close();
+        }
+        manager.wakeup(); // after close: nothing, no exception
+        manager.wakeup();
     }
 
     @Test

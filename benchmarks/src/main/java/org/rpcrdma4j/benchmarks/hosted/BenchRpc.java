@@ -84,10 +84,15 @@ final class BenchRpc {
      * <p>Assumptions: {@code reply} holds the reply from index 0 (absolute gets, nothing moved).
      */
     static boolean isAnswered(ByteBuffer reply, int length, int xid, int expectedLength, int firstResult) {
+        return isAnswered(reply, 0, length, xid, expectedLength, firstResult);
+    }
+
+    /** {@link #isAnswered(ByteBuffer, int, int, int, int)} of a reply that starts at {@code at}. */
+    static boolean isAnswered(ByteBuffer reply, int at, int length, int xid, int expectedLength, int firstResult) {
         return length == expectedLength && length >= REPLY_HEADER_BYTES
-                && reply.getInt(0) == xid && reply.getInt(4) == 1 && reply.getInt(8) == 0
-                && reply.getInt(12) == 0 && reply.getInt(16) == 0 && reply.getInt(20) == 0
-                && (firstResult == -1 || reply.getInt(REPLY_HEADER_BYTES) == firstResult);
+                && reply.getInt(at) == xid && reply.getInt(at + 4) == 1 && reply.getInt(at + 8) == 0
+                && reply.getInt(at + 12) == 0 && reply.getInt(at + 16) == 0 && reply.getInt(at + 20) == 0
+                && (firstResult == -1 || reply.getInt(at + REPLY_HEADER_BYTES) == firstResult);
     }
 
     static int padded(int n) {

@@ -78,6 +78,16 @@ final class BenchServer implements AutoCloseable {
                 : TcpChannel.connect(tcp.localAddress(), maxCall, maxReply);
     }
 
+    /**
+     * connectThin() - the thinnest client of this server's transport, allocating nothing per
+     * call ({@link RawRdmaChannel}, {@link TcpChannel}): what a benchmark then counts is the server's.
+     * Inline calls only.
+     */
+    RpcChannel connectThin(int maxCall, int maxReply) throws Exception {
+        return rdma != null ? RawRdmaChannel.connect(fabric.provider(), rdma.localAddress())
+                : TcpChannel.connect(tcp.localAddress(), maxCall, maxReply);
+    }
+
     /** @return the RDMA transport's counters, or "" over TCP */
     String statistics() {
         return rdma != null ? String.valueOf(rdma.statistics()) : "";

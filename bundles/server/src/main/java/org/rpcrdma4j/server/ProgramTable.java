@@ -1,6 +1,7 @@
 package org.rpcrdma4j.server;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,6 +35,13 @@ public final class ProgramTable {
     private final Map<OncRpcProgram, RpcDispatchable> programs = new ConcurrentHashMap<>();
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final Object changeLock = new Object();
+    /**
+     * What {@link #lookup} reads: the table's (program, version) pairs as sorted longs beside their
+     * dispatchables, rebuilt under {@link #changeLock} on every change (rare) and published whole,
+     * so that the per-call lookup is a binary search that allocates nothing (a map keyed by
+     * {@link OncRpcProgram} would need a new key object per call).
+     */
+    private volatile Index index = Index.EMPTY;
 
     /**
      * Adds a program.
@@ -52,6 +60,7 @@ public final class ProgramTable {
                         + " is already served by " + present + "; refusing " + dispatchable);
             }
             if (present == null) {
+                index = Index.of(programs);
                 for (Listener listener : listeners) {
                     listener.programAdded(program, dispatchable);
                 }
@@ -69,6 +78,7 @@ public final class ProgramTable {
             if (!programs.remove(program, dispatchable)) {
                 return false;
             }
+            index = Index.of(programs);
             for (Listener listener : listeners) {
                 listener.programRemoved(program, dispatchable);
             }
@@ -78,7 +88,42 @@ public final class ProgramTable {
 
     /** The dispatchable serving this program and version, or {@code null}. */
     public RpcDispatchable lookup(int program, int version) {
-        return programs.get(new OncRpcProgram(program, version));
+        return index.find(Index.key(program, version));
+    }
+
+    /** The sorted (program, version) keys and their dispatchables; immutable once built. */
+    private static final class Index {
+        static final Index EMPTY = new Index(new long[0], new RpcDispatchable[0]);
+        private final long[] keys;
+        private final RpcDispatchable[] values;
+
+        private Index(long[] keys, RpcDispatchable[] values) {
+            this.keys = keys;
+            this.values = values;
+        }
+
+        static long key(int program, int version) {
+            return ((long) program << 32) | (version & 0xffff_ffffL);
+        }
+
+        static Index of(Map<OncRpcProgram, RpcDispatchable> programs) {
+            long[] keys = new long[programs.size()];
+            int n = 0;
+            for (OncRpcProgram p : programs.keySet()) {
+                keys[n++] = key(p.getNumber(), p.getVersion());
+            }
+            Arrays.sort(keys, 0, n);
+            RpcDispatchable[] values = new RpcDispatchable[n];
+            for (int i = 0; i < n; i++) {
+                values[i] = programs.get(new OncRpcProgram((int) (keys[i] >>> 32), (int) keys[i]));
+            }
+            return new Index(Arrays.copyOf(keys, n), values);
+        }
+
+        RpcDispatchable find(long key) {
+            int at = Arrays.binarySearch(keys, key);
+            return at >= 0 ? values[at] : null;
+        }
     }
 
     /** A snapshot of the table. */

@@ -2,22 +2,14 @@ package org.rpcrdma4j.benchmarks.hosted;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -42,86 +34,20 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code ./bench -f 1 -wi 2 -i 3 RdmaVsTcp}. Two cores and several threads per side
  * (client, server loop, fabric or selector, workers): note the load average with the result.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"})
-public class RdmaVsTcpBenchmark {
-    static final int IN_FLIGHT = 8;
-    static final int ECHO_BYTES = 128;
+public class RdmaVsTcpBenchmark extends RoundTripBenchmark {
     static final int READ_BYTES = 1 << 20;
 
-    @Param({BenchServer.RDMA, BenchServer.TCP})
-    String transport;
-
-    private BenchServer server;
-    private RpcChannel channel;
-    private Workload nullCall;
-    private Workload echo;
-    private Workload nullInFlight;
-    private Workload echoInFlight;
     private Workload read;
-    private int xid;
-    private long replies;
-    private long failures;
 
-    @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        nullCall = Workload.nullCalls(1);
-        echo = Workload.echoCalls(ECHO_BYTES, 1);
-        nullInFlight = Workload.nullCalls(IN_FLIGHT);
-        echoInFlight = Workload.echoCalls(ECHO_BYTES, IN_FLIGHT);
+    @Override
+    RpcChannel connect(BenchServer server) throws Exception {
         read = Workload.readCalls(READ_BYTES, 1);
-        xid = ThreadLocalRandom.current().nextInt();
-        server = BenchServer.start(transport);
-        try {
-            channel = server.connect(IN_FLIGHT, echo.calls[0].remaining(), read.replyLength);
-            checkWholeReplies("setup");
-        } catch (Exception | Error e) {
-            close();
-            throw e;
-        }
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        try {
-            checkWholeReplies("teardown");
-            if (failures > 0) {
-                throw new IllegalStateException(transport + ": " + failures + " of " + replies
-                        + " replies failed the check; the score is not valid. Server: " + server.statistics());
-            }
-        } finally {
-            close();
-        }
-    }
-
-    /** One NULL call and its reply. */
-    @Benchmark
-    public void nullCall() throws Exception {
-        run(nullCall);
-    }
-
-    /** One ECHO call of {@value #ECHO_BYTES} bytes and its reply. */
-    @Benchmark
-    public void echo128() throws Exception {
-        run(echo);
-    }
-
-    /** {@value #IN_FLIGHT} NULL calls sent at once, then their replies; the score counts calls. */
-    @Benchmark
-    @OperationsPerInvocation(IN_FLIGHT)
-    public void nullCall8InFlight() throws Exception {
-        run(nullInFlight);
-    }
-
-    /** {@value #IN_FLIGHT} ECHO calls of {@value #ECHO_BYTES} bytes sent at once, then their replies. */
-    @Benchmark
-    @OperationsPerInvocation(IN_FLIGHT)
-    public void echo128x8InFlight() throws Exception {
-        run(echoInFlight);
+        return server.connect(IN_FLIGHT, echo.calls[0].remaining(), read.replyLength);
     }
 
     /** One READ of {@value #READ_BYTES} bytes (over RDMA: RDMA WRITE into the client's write chunk). */
@@ -130,14 +56,9 @@ public class RdmaVsTcpBenchmark {
         run(read);
     }
 
-    private void run(Workload workload) throws Exception {
-        failures += channel.run(workload, xid);
-        replies += workload.inFlight();
-        xid += workload.inFlight();
-    }
-
     /** One call of every kind, each whole reply compared byte for byte with the expected one. */
-    private void checkWholeReplies(String when) throws Exception {
+    @Override
+    void check(String when) throws Exception {
         for (Workload w : List.of(nullCall, echo, read)) {
             byte[] expected = BenchRpc.expectedReply(xid, w.results);
             byte[] actual = channel.wholeReply(w, xid);
@@ -147,20 +68,6 @@ public class RdmaVsTcpBenchmark {
                 throw new IllegalStateException(transport + " " + when + ": " + w + " reply differs at byte " + at + " of "
                         + expected.length + " (got " + actual.length + " bytes)");
             }
-        }
-    }
-
-    private void close() throws Exception {
-        try {
-            if (channel != null) {
-                channel.close();
-            }
-        } finally {
-            channel = null;
-            if (server != null) {
-                server.close();
-            }
-            server = null;
         }
     }
 }

@@ -1,20 +1,11 @@
 package org.rpcrdma4j.benchmarks.hosted;
 
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -29,102 +20,25 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run: {@code java -jar benchmarks.jar -prof gc ServerCost}.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"})
-public class ServerCostBenchmark {
-    @Param({BenchServer.RDMA, BenchServer.TCP})
-    String transport;
-
-    private BenchServer server;
-    private RpcChannel channel;
-    private Workload nullCall;
-    private Workload echo;
-    private Workload nullInFlight;
-    private Workload echoInFlight;
-    private int xid;
-    private long replies;
-    private long failures;
-
-    @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        nullCall = Workload.nullCalls(1);
-        echo = Workload.echoCalls(RdmaVsTcpBenchmark.ECHO_BYTES, 1);
-        nullInFlight = Workload.nullCalls(RdmaVsTcpBenchmark.IN_FLIGHT);
-        echoInFlight = Workload.echoCalls(RdmaVsTcpBenchmark.ECHO_BYTES, RdmaVsTcpBenchmark.IN_FLIGHT);
-        xid = ThreadLocalRandom.current().nextInt();
-        server = BenchServer.start(transport);
-        try {
-            channel = server.connectThin(echo.calls[0].remaining(), 4096);
-            run(nullCall);
-            run(echo);
-            if (failures > 0) {
-                throw new IllegalStateException(transport + ": the first calls failed the check");
-            }
-        } catch (Exception | Error e) {
-            close();
-            throw e;
-        }
+public class ServerCostBenchmark extends RoundTripBenchmark {
+    @Override
+    RpcChannel connect(BenchServer server) throws Exception {
+        return server.connectThin(echo.calls[0].remaining(), 4096);
     }
 
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        try {
-            if (failures > 0) {
-                throw new IllegalStateException(transport + ": " + failures + " of " + replies
-                        + " replies failed the check; the score is not valid. Server: " + server.statistics());
-            }
-        } finally {
-            close();
-        }
-    }
-
-    /** One NULL call and its reply. */
-    @Benchmark
-    public void nullCall() throws Exception {
+    /** A NULL and an ECHO call answered correctly (the thin channels check replies in place only). */
+    @Override
+    void check(String when) throws Exception {
+        long before = failures();
         run(nullCall);
-    }
-
-    /** One ECHO call of 128 bytes and its reply. */
-    @Benchmark
-    public void echo128() throws Exception {
         run(echo);
-    }
-
-    /** 8 NULL calls sent at once, then their replies; the score counts calls. */
-    @Benchmark
-    @OperationsPerInvocation(RdmaVsTcpBenchmark.IN_FLIGHT)
-    public void nullCall8InFlight() throws Exception {
-        run(nullInFlight);
-    }
-
-    /** 8 ECHO calls of 128 bytes sent at once, then their replies. */
-    @Benchmark
-    @OperationsPerInvocation(RdmaVsTcpBenchmark.IN_FLIGHT)
-    public void echo128x8InFlight() throws Exception {
-        run(echoInFlight);
-    }
-
-    private void run(Workload workload) throws Exception {
-        failures += channel.run(workload, xid);
-        replies += workload.inFlight();
-        xid += workload.inFlight();
-    }
-
-    private void close() throws Exception {
-        try {
-            if (channel != null) {
-                channel.close();
-            }
-        } finally {
-            channel = null;
-            if (server != null) {
-                server.close();
-            }
-            server = null;
+        if (failures() > before) {
+            throw new IllegalStateException(transport + " " + when + ": a NULL or ECHO reply failed the check");
         }
     }
 }

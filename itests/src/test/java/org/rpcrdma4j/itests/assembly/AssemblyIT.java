@@ -140,11 +140,16 @@ public class AssemblyIT {
     public void setenvAddsTheDisniFlagAndKeepsTheOperatorsOptions() throws Exception {
         Path setenv = Path.of(System.getProperty("karaf.home"), "bin", "setenv");
         Result plain = run(List.of("sh", "-c", ". \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"", setenv.toString()));
-        assertEquals(plain.output, "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED]", plain.output.strip());
+        assertEquals(plain.output, "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=1000]",
+                plain.output.strip());
         Result kept = run(List.of("sh", "-c", "EXTRA_JAVA_OPTS=-Dmine=1; . \"$0\"; . \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"",
                 setenv.toString()));
-        assertEquals("added once, the operator's option kept", "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Dmine=1]",
-                kept.output.strip());
+        assertEquals("added once, the operator's option kept",
+                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Dmine=1 -XX:PerfDataSamplingInterval=1000]", kept.output.strip());
+        Result own = run(List.of("sh", "-c", "EXTRA_JAVA_OPTS=-XX:PerfDataSamplingInterval=50; . \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"",
+                setenv.toString()));
+        assertEquals("the operator's sampling interval wins",
+                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=50]", own.output.strip());
     }
 
     private record Result(int status, String output) {

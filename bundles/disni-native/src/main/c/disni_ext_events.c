@@ -213,14 +213,17 @@ JNIEXPORT void JNICALL CLASS(closeWakeup)(JNIEnv *env, jclass cls, jint fd)
 		close(fd);
 }
 
-/* The descriptor of an rdma_cm event channel (struct rdma_event_channel), or -EINVAL. */
+/*
+ * The descriptor of an event channel as our libdisni hands it to Java (a struct disni_channel
+ * around librdmacm's rdma_event_channel, see disni_jni.h), or -EINVAL.
+ */
 JNIEXPORT jint JNICALL CLASS(eventChannelDescriptor)(JNIEnv *env, jclass cls, jlong channel_handle)
 {
-	struct rdma_event_channel *channel = DISNI_PTR(struct rdma_event_channel, channel_handle);
+	struct disni_channel *ch = DISNI_PTR(struct disni_channel, channel_handle);
 
 	(void)env;
 	(void)cls;
-	return channel == NULL ? -EINVAL : channel->fd;
+	return ch == NULL || ch->channel == NULL ? -EINVAL : ch->channel->fd;
 }
 
 /* The asynchronous event descriptor of a device context, or -EINVAL. */

@@ -88,6 +88,14 @@ final class DisniConnectionManager implements ConnectionManager {
             throw new IOException("the event channel has no descriptor [errno " + -channelDescriptor + "]");
         }
         this.wakeup = DisniExtensions.openWakeup();
+        // A descriptor that is not open would make every await fail: say so here, once.
+        descriptors[0] = wakeup;
+        descriptors[1] = channelDescriptor;
+        int ready = DisniExtensions.awaitDescriptors(descriptors, 2, 0);
+        if (ready < 0) {
+            DisniExtensions.closeWakeup(wakeup);
+            throw new IOException("poll(2) refuses the event channel's descriptor " + channelDescriptor + " [errno " + -ready + "]");
+        }
     }
 
     DisniProvider provider() {

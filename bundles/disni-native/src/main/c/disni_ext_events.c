@@ -8,9 +8,7 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdint.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -183,11 +181,11 @@ JNIEXPORT jlong JNICALL CLASS(takeAsyncEvent)(JNIEnv *env, jclass cls, jlong con
 /* An eventfd for waking a descriptor wait (non-blocking, close-on-exec); throws on failure. */
 JNIEXPORT jint JNICALL CLASS(openWakeup)(JNIEnv *env, jclass cls)
 {
-	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int fd = disni_eventfd_open();
 
 	(void)cls;
 	if (fd < 0) {
-		disni_throw_errno(env, "eventfd for the connection manager's wake-up", errno);
+		disni_throw_errno(env, "eventfd for the connection manager's wake-up", -fd);
 		return -1;
 	}
 	return fd;
@@ -196,13 +194,9 @@ JNIEXPORT jint JNICALL CLASS(openWakeup)(JNIEnv *env, jclass cls)
 /* Rings a wake-up eventfd. Returns 0 or a negative errno; never blocks. */
 JNIEXPORT jint JNICALL CLASS(ringWakeup)(JNIEnv *env, jclass cls, jint fd)
 {
-	uint64_t one = 1;
-
 	(void)env;
 	(void)cls;
-	if (write(fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
-		return 0;
-	return errno == EAGAIN ? 0 : -errno; /* EAGAIN: the counter is saturated, so already rung */
+	return -disni_eventfd_ring(fd);
 }
 
 JNIEXPORT void JNICALL CLASS(closeWakeup)(JNIEnv *env, jclass cls, jint fd)
@@ -268,10 +262,10 @@ JNIEXPORT jint JNICALL CLASS(awaitDescriptors)(JNIEnv *env, jclass cls, jintArra
 			mask |= 1 << i;
 	}
 	if ((mask & 1) != 0) {
-		uint64_t value;
+		int err = disni_eventfd_consume(values[0]);
 
-		if (read(values[0], &value, sizeof(value)) < 0 && errno != EAGAIN)
-			return -errno;
+		if (err != 0)
+			return -err;
 	}
 	return mask;
 }

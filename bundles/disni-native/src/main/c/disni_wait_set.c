@@ -6,16 +6,41 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+int disni_eventfd_open(void)
+{
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+int disni_eventfd_ring(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+		return 0;
+	return errno == EAGAIN ? 0 : errno;
+}
+
+int disni_eventfd_consume(int fd)
+{
+	uint64_t value;
+
+	if (read(fd, &value, sizeof(value)) == (ssize_t)sizeof(value))
+		return 0;
+	return errno == EAGAIN ? 0 : (errno != 0 ? errno : EIO);
+}
+
 int disni_wait_set_create(struct disni_wait_set **out)
 {
 	struct disni_wait_set *ws = calloc(1, sizeof(*ws));
-	int err;
 
 	if (ws == NULL)
 		return ENOMEM;
-	ws->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ws->wake_fd = disni_eventfd_open();
 	if (ws->wake_fd < 0) {
-		err = errno;
+		int err = -ws->wake_fd;
+
 		free(ws);
 		return err;
 	}
@@ -45,16 +70,6 @@ int disni_wait_set_add(struct disni_wait_set *ws, struct ibv_comp_channel *chann
 	/* An await that loaded the old count never reads slot n; one that loads the new sees it filled. */
 	__atomic_store_n(&ws->count, n + 1, __ATOMIC_RELEASE);
 	return 0;
-}
-
-/* Consumes the eventfd's counter. Returns 0 or an errno (EAGAIN: another reader took it). */
-static int consume_wake(int fd)
-{
-	uint64_t value;
-
-	if (read(fd, &value, sizeof(value)) == (ssize_t)sizeof(value))
-		return 0;
-	return errno == EAGAIN ? 0 : (errno != 0 ? errno : EIO);
 }
 
 /*
@@ -106,7 +121,7 @@ int disni_wait_set_await(struct disni_wait_set *ws, int timeout_ms, int32_t *coo
 	if (ready == 0)
 		return 0;
 	if (ws->fds[0].revents != 0) {
-		err = consume_wake(ws->wake_fd);
+		err = disni_eventfd_consume(ws->wake_fd);
 		if (err != 0)
 			return -err;
 		woken = DISNI_WAIT_SET_WOKEN;
@@ -131,12 +146,7 @@ int disni_wait_set_await(struct disni_wait_set *ws, int timeout_ms, int32_t *coo
 
 int disni_wait_set_wake(struct disni_wait_set *ws)
 {
-	uint64_t one = 1;
-
-	if (write(ws->wake_fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
-		return 0;
-	/* EAGAIN: the counter is near 2^64 - 1, so the set is already woken */
-	return errno == EAGAIN ? 0 : errno;
+	return disni_eventfd_ring(ws->wake_fd);
 }
 
 void disni_wait_set_destroy(struct disni_wait_set *ws)

@@ -35,6 +35,16 @@ struct disni_wait_set {
 	struct pollfd fds[1 + DISNI_WAIT_SET_MAX_CHANNELS];            /* [0] the eventfd, [1 + i] channels[i] */
 };
 
+/*
+ * The eventfd wake-up every waiter here uses (a wait set's, a connection manager's descriptor
+ * wait): opened non-blocking and close-on-exec; rung with write(2) of 1 (EAGAIN, a saturated
+ * counter, counts as rung); consumed with read(2) (EAGAIN: another reader took it).
+ * Open returns the descriptor or a negative errno; ring and consume return 0 or an errno.
+ */
+int disni_eventfd_open(void);
+int disni_eventfd_ring(int fd);
+int disni_eventfd_consume(int fd);
+
 /* Creates a set with its eventfd. Returns 0, or an errno (then *out is untouched). */
 int disni_wait_set_create(struct disni_wait_set **out);
 

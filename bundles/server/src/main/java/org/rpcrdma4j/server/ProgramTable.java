@@ -2,6 +2,7 @@ package org.rpcrdma4j.server;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -106,18 +107,21 @@ public final class ProgramTable {
             return ((long) program << 32) | (version & 0xffff_ffffL);
         }
 
+        static long key(OncRpcProgram program) {
+            return key(program.getNumber(), program.getVersion());
+        }
+
+        /** Assumptions: {@code programs} does not change meanwhile (the caller holds the change lock). */
         static Index of(Map<OncRpcProgram, RpcDispatchable> programs) {
-            long[] keys = new long[programs.size()];
-            int n = 0;
-            for (OncRpcProgram p : programs.keySet()) {
-                keys[n++] = key(p.getNumber(), p.getVersion());
+            List<Map.Entry<OncRpcProgram, RpcDispatchable>> entries = new ArrayList<>(programs.entrySet());
+            entries.sort(Comparator.comparingLong(e -> key(e.getKey())));
+            long[] keys = new long[entries.size()];
+            RpcDispatchable[] values = new RpcDispatchable[entries.size()];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = key(entries.get(i).getKey());
+                values[i] = entries.get(i).getValue();
             }
-            Arrays.sort(keys, 0, n);
-            RpcDispatchable[] values = new RpcDispatchable[n];
-            for (int i = 0; i < n; i++) {
-                values[i] = programs.get(new OncRpcProgram((int) (keys[i] >>> 32), (int) keys[i]));
-            }
-            return new Index(Arrays.copyOf(keys, n), values);
+            return new Index(keys, values);
         }
 
         RpcDispatchable find(long key) {

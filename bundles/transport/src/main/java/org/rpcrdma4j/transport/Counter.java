@@ -124,6 +124,12 @@ public enum Counter {
     QUEUE_PAIR_FLUSHES,
     /** Connections closed because work they posted did not complete within the stall deadline (a peer that stopped). */
     CONNECTIONS_STALLED,
+    /**
+     * Closing connections whose outstanding work never flushed within the stall deadline (a device
+     * that loses flushes, as Soft-iWARP of Linux 6.1 does): the queue pair was destroyed and that
+     * work reclaimed without its completions.
+     */
+    CLOSE_FLUSHES_LOST,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

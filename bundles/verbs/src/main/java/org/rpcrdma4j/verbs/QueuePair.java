@@ -51,7 +51,9 @@ public interface QueuePair {
     /**
      * Posts a chain of send-queue work requests (ibv_post_send). The requests are copied; the
      * caller MAY reuse the objects on return. In the {@link QueuePairState#ERROR} state the
-     * requests are accepted and complete as flushed.
+     * requests are accepted and complete as flushed; a user MUST NOT wait for those flushes
+     * without a bound: Soft-iWARP of Linux 6.1 accepts requests posted to a failed user queue
+     * pair and never completes them (they end when the queue pair is destroyed).
      *
      * @param first the first request of the chain (linked by {@code next})
      * @throws VerbsException ENOMEM when the send queue would exceed its capacity; EINVAL for an

@@ -12,7 +12,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * Fault injection for a {@link LoopbackFabric}: fail the Nth executed work request with a chosen
  * status, fail the next work request of one kind on one connection, refuse the Nth post
  * synchronously, delay completions by a number of fabric ticks, drop a connection as a lost link
- * would.
+ * would, lose a queue pair's flushes as a faulty device does.
  *
  * <p>Threading: safe from any thread (takes the fabric lock).
  */
@@ -211,6 +211,29 @@ public final class LoopbackFaults {
         try {
             ((LoopbackConnection) connection).dropLocked();
             fabric.workPosted();
+        } finally {
+            fabric.lock.unlock();
+        }
+    }
+
+    /**
+     * Makes a connection's queue pair lose its flushes, as Soft-iWARP (siw) of Linux 6.1 does for
+     * a user queue pair: once the queue pair is in the error state, the requests still outstanding
+     * and those posted afterwards complete neither as flushed nor otherwise; they stay outstanding
+     * until the queue pair is destroyed (lab runs 2026-12-03-1248 and -1749: a receive left
+     * unflushed after a TERMINATE, an RDMA READ posted after it that never completed). Errors that
+     * end a request before the queue pair fails (the fault that fails it) still complete.
+     *
+     * @param connection a connection of this fabric, either side, with a queue pair
+     */
+    public void loseFlushes(Connection connection) {
+        fabric.lock.lock();
+        try {
+            LoopbackQueuePair qp = ((LoopbackConnection) Objects.requireNonNull(connection, "connection")).queuePairLocked();
+            if (qp == null) {
+                throw new IllegalStateException("the connection has no queue pair: " + connection);
+            }
+            qp.loseFlushes();
         } finally {
             fabric.lock.unlock();
         }

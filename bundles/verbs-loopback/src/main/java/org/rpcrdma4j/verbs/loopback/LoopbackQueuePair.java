@@ -37,6 +37,8 @@ final class LoopbackQueuePair implements QueuePair {
     private QueuePairState state = QueuePairState.INIT;
     LoopbackQueuePair peer;
     private boolean destroyed;
+    /** A fault: flushes add no completion (see {@link LoopbackFaults#loseFlushes}). */
+    private boolean flushesLost;
     private int sendHead;
     private int sendPending;
     private int sendOutstanding;
@@ -313,14 +315,19 @@ final class LoopbackQueuePair implements QueuePair {
         flushReceives();
     }
 
+    /** From now on the flushes of this queue pair add no completion; its requests stay outstanding until destroyed. */
+    void loseFlushes() {
+        flushesLost = true;
+    }
+
     private void flushSends() {
-        while (sendPending > 0) {
+        while (sendPending > 0 && !flushesLost) {
             completeSend(CompletionStatus.WORK_REQUEST_FLUSHED, 0);
         }
     }
 
     private void flushReceives() {
-        while (receivePosted > 0) {
+        while (receivePosted > 0 && !flushesLost) {
             completeReceive(CompletionStatus.WORK_REQUEST_FLUSHED, 0, false, 0);
         }
     }

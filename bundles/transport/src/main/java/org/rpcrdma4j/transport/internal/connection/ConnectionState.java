@@ -301,8 +301,33 @@ public final class ConnectionState implements RdmaConnection {
         } else if (receivePool.posted() == 0 && sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0) {
             tearDown();
             work++;
+        } else if (loop.now() - lastProgressNanos > loop.stallTimeoutNanos()) {
+            reclaimUnflushed();
+            tearDown();
+            work++;
         }
         return work;
+    }
+
+    /**
+     * reclaimUnflushed() - the close's deadline: the queue pair is in error, yet some of what was
+     * posted on it has not flushed within {@code stallTimeoutSeconds}, and never will (Soft-iWARP
+     * of Linux 6.1 leaves the receive it held at a TERMINATE, and work posted to a user queue pair
+     * as it fails, outstanding for ever). Without a deadline the connection would hold its sinks,
+     * send slots and staging, and keep the transport from closing, for good. Destroying the queue
+     * pair first guarantees the device touches none of that memory again; then each outstanding
+     * request is settled as if it had flushed.
+     */
+    private void reclaimUnflushed() {
+        counters.increment(Counter.CLOSE_FLUSHES_LOST);
+        LOG.warn("RPC-over-RDMA connection from {} to {}: {} receives and {} send-queue requests ({} of them in READ chains) "
+                + "did not flush within {} s of its close; the device lost their completions. Destroying the queue pair "
+                + "and reclaiming what they held", remoteAddress, localAddress, receivePool.posted(), sendQueue.outstanding(),
+                readScheduler.inFlight(), config.stallTimeoutSeconds());
+        connection.attach(null);
+        connection.close();
+        readScheduler.abandonInFlight();
+        sendQueue.forgetPosted();
     }
 
     /**
@@ -310,11 +335,13 @@ public final class ConnectionState implements RdmaConnection {
      * SENDs, WRITEs or READs outstanding, some completion must come within
      * {@code stallTimeoutSeconds}; else the peer stopped (stopped posting receives and retries RNR
      * for ever, or stopped answering READs) and the connection is closed, so the sinks, staging
-     * and send slots it holds go back to the other connections.
+     * and send slots it holds go back to the other connections. While closing, the same deadline
+     * bounds the wait for the flushes, receives included (see {@link #reclaimUnflushed()}).
      */
     private void checkStalled(int completed) {
         long now = loop.now();
-        if (completed > 0 || (sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0)) {
+        if (completed > 0 || (sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0
+                && (phase < CLOSING || receivePool.posted() == 0))) {
             lastProgressNanos = now;
             return;
         }
@@ -435,6 +462,7 @@ public final class ConnectionState implements RdmaConnection {
             return;
         }
         phase = CLOSING;
+        lastProgressNanos = loop.now(); // the close's deadline counts from here (see reclaimUnflushed())
         if (closeReason == null) {
             // Not told apart here: the client's disconnect and the transport stopping both arrive as beginClose(false).
             closeReason = closeRequested ? "closed by the server" : "disconnected (the client left, or the transport stopped)";

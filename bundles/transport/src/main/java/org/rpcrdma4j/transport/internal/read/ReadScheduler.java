@@ -328,6 +328,23 @@ public final class ReadScheduler {
     }
 
     /**
+     * abandonInFlight() - the queue pair was destroyed with READ chains whose completions never
+     * came (a device that lost its flushes): settle each as a flushed chain, so its sink goes back
+     * to its pool through the strategy's failure path (a fast-registered key still valid is
+     * replaced, never reused) and its call is dropped. Only after the queue pair is gone.
+     */
+    public void abandonInFlight() {
+        for (int slot = 0; slot < slotCall.length; slot++) {
+            if (slotCall[slot] != null) {
+                sendQueue.unreserve(slotPending[slot]);
+                slotPending[slot] = 0;
+                slotFailed[slot] = true;
+                finishSlot(slot);
+            }
+        }
+    }
+
+    /**
      * failAll() - the connection is closing: every queued call fails; those with nothing in
      * flight are dropped now, the others when their chains flush.
      */

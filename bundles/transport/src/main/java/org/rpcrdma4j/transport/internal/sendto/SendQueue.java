@@ -246,6 +246,30 @@ public final class SendQueue {
         }
     }
 
+    /**
+     * forgetPosted() - the queue pair was destroyed with requests whose completions never came (a
+     * device that lost its flushes): every context not free is a posted SEND or a reply whose
+     * WRITEs were posted (contexts are acquired and posted under the send lock, and waiting ones
+     * were dropped when the close began), so each goes back to the pool with its staging, and no
+     * slot stays taken. Only after the queue pair is gone, and after the READ chains were settled.
+     */
+    public void forgetPosted() {
+        boolean[] free = new boolean[contexts.length];
+        for (int i = 0; i < freeCount; i++) {
+            free[freeStack[i]] = true;
+        }
+        for (SendContext c : waiting) {
+            free[c.index()] = true;
+        }
+        for (int i = 0; i < contexts.length; i++) {
+            if (!free[i]) {
+                contexts[i].writesBeforeRelease = 0;
+                abandon(contexts[i]);
+            }
+        }
+        outstanding = 0;
+    }
+
     /** @return send buffers not in the pool */
     public int buffersInUse() {
         return contexts.length - freeCount;

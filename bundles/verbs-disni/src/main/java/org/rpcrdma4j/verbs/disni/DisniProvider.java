@@ -51,6 +51,8 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     private final Map<String, DisniDevice> devicesByName = new ConcurrentHashMap<>();
     private final Map<Long, DisniDevice> devicesByContext = new ConcurrentHashMap<>();
     private final Map<String, InetAddress> deviceAddresses = new ConcurrentHashMap<>();
+    /** Every probed local address that belongs to a device, with that device's name. */
+    private final Map<InetAddress, String> devicesByAddress = new ConcurrentHashMap<>();
     private final List<RdmaCmId> anchors = new ArrayList<>();
     private static volatile String directBufferAccess;
 
@@ -200,6 +202,17 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         return deviceAddresses.get(device.name());
     }
 
+    /**
+     * @param address a local IPv4 address
+     * @return the device whose interface carries it (an interface may carry several addresses, and
+     *         {@link #addressOf} names only one), or null when it belongs to none {@link #devices()}
+     *         found
+     */
+    public VerbsDevice deviceAt(InetAddress address) {
+        String name = devicesByAddress.get(address);
+        return name == null ? null : devicesByName.get(name);
+    }
+
     /** Destroys the probe ids that hold the device contexts, and the probe channel. */
     @Override
     public synchronized void close() {
@@ -222,6 +235,7 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         devicesByName.clear();
         devicesByContext.clear();
         deviceAddresses.clear();
+        devicesByAddress.clear();
     }
 
     /**
@@ -282,10 +296,15 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
         try {
             id.bindAddr(new InetSocketAddress(address, 0));
             IbvContext context = id.getVerbs();
-            if (context != null && !devicesByContext.containsKey(((NatObject) context).getObjId())) {
-                deviceAddresses.putIfAbsent(deviceOf(context).name(), address);
-                anchors.add(id);
-                keep = true;
+            if (context != null) {
+                boolean known = devicesByContext.containsKey(((NatObject) context).getObjId());
+                String name = deviceOf(context).name();
+                devicesByAddress.put(address, name);
+                if (!known) {
+                    deviceAddresses.putIfAbsent(name, address);
+                    anchors.add(id);
+                    keep = true;
+                }
             }
         } catch (IOException notRdma) {
             // the address belongs to no RDMA device (or vanished): not a device

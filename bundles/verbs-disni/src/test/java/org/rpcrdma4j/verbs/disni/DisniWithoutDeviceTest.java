@@ -3,10 +3,12 @@ package org.rpcrdma4j.verbs.disni;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.net.InetAddress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,10 +33,12 @@ class DisniWithoutDeviceTest {
                 for (VerbsDevice device : devices) {
                     assertFalse(device.capabilities().fastRegistration(), device + ": user-space verbs have no REG_MR");
                     assertTrue(provider.addressOf(device) != null, device + " was found through an address");
+                    assertSame(device, provider.deviceAt(provider.addressOf(device)), device + " carries its address");
                 }
             } else {
                 assertEquals(List.of(), devices);
             }
+            assertNull(provider.deviceAt(InetAddress.getLoopbackAddress()), "the loopback interface carries no RDMA device");
         }
     }
 

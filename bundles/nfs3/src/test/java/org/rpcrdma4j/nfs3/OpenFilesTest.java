@@ -32,7 +32,7 @@ import org.rpcrdma4j.nfs3.support.XdrArgs;
 import org.rpcrdma4j.nfs3.support.XdrReader;
 
 /**
- * The file cache of READ ({@link OpenFiles}): one open per file for a stream of READs, bounded
+ * The file cache of READ, WRITE and COMMIT ({@link OpenFiles}): one open per file and access for a stream of calls, bounded
  * by capacity and idle time, closed when the file is removed or renamed over through the
  * server, never a stale file, and never a channel closed under a READ that holds it.
  */
@@ -63,6 +63,55 @@ class OpenFilesTest {
         assertTrue(first.isOpen(), "kept open between READs");
         assertEquals(1, files.opened());
         assertEquals(1, files.size());
+    }
+
+    @Test
+    void writesShareOneWritableChannelBesideTheReadersAndForgetClosesBoth() throws Exception {
+        Path f = file("f", "data");
+        FileChannel reader = read(f);
+        FileChannel writer;
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+            writer = lease.channel();
+            writer.write(java.nio.ByteBuffer.wrap(bytes("DA")), 0);
+        }
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+            assertSame(writer, lease.channel(), "the second WRITE borrows the cached writable channel");
+        }
+        assertTrue(reader != writer, "READ keeps its read-only channel");
+        assertEquals("DAta", Files.readString(f));
+        assertEquals(2, files.opened());
+        assertEquals(2, files.size());
+        files.forget(FileAttributes.read(f));
+        assertFalse(reader.isOpen());
+        assertFalse(writer.isOpen());
+        assertEquals(0, files.size());
+    }
+
+    @Test
+    void aStreamOfWritesThroughTheServerOpensTheFileOnce() throws Exception {
+        Path exportRoot = temp.resolve("server");
+        NfsState state = new NfsState(List.of(TestServer.export(exportRoot, "127.0.0.1/32(rw,no_root_squash)")),
+                exportRoot.resolve("state"));
+        Path exportDir = exportRoot.resolve("export");
+        int owner = Identity.handToOwner(exportDir);
+        try (TestServer server = TestServer.start(new Nfs3Program(new Nfs3Dispatcher(state)),
+                new Mount3Program(new MountDispatcher(state)));
+             NfsClient client = new NfsClient(server.port(), owner, Identity.groupOf(exportDir))) {
+            byte[] root = client.mountRoot("/export");
+            byte[] f = client.create(root, "f", 0644);
+            for (int i = 0; i < 5; i++) {
+                client.write(f, i, bytes(String.valueOf(i)), Nfs3.UNSTABLE);
+            }
+            assertEquals(1, state.openFiles().opened(), "five WRITEs, one open");
+            assertStatus(Nfs3.NFS3_OK, client.nfs(Nfs3.NFSPROC3_COMMIT, out -> {
+                out.xdrEncodeDynamicOpaque(f);
+                out.xdrEncodeLong(0);
+                out.xdrEncodeInt(0);
+            }).status(), "COMMIT");
+            assertEquals(2, state.openFiles().opened(), "COMMIT borrows a read-only channel");
+            assertArrayEquals(bytes("01234"), read(client, f));
+            assertEquals(2, state.openFiles().opened(), "and READ the same one");
+        }
     }
 
     @Test
@@ -133,19 +182,19 @@ class OpenFilesTest {
             for (int i = 0; i < 5; i++) {
                 assertArrayEquals(bytes("one"), read(client, f));
             }
-            assertEquals(1, state.openFiles().opened(), "five READs, one open");
+            assertEquals(2, state.openFiles().opened(), "a WRITE and five READs: one writable and one read-only open");
             client.write(f, 0, bytes("two"), Nfs3.FILE_SYNC);
             assertArrayEquals(bytes("two"), read(client, f), "the cached channel reads what was written since");
 
             byte[] g = client.create(root, "g", 0644);
             client.write(g, 0, bytes("gee"), Nfs3.FILE_SYNC);
             read(client, g);
-            assertEquals(2, state.openFiles().size());
+            assertEquals(4, state.openFiles().size(), "f and g, each read and written");
             assertStatus(Nfs3.NFS3_OK, client.nfs(Nfs3.NFSPROC3_RENAME, out -> {
                 XdrArgs.dirop(out, root, "f");
                 XdrArgs.dirop(out, root, "g");
             }).status(), "RENAME f over g");
-            assertEquals(1, state.openFiles().size(), "g's channel closed: renamed over");
+            assertEquals(2, state.openFiles().size(), "g's channels closed: renamed over");
             assertArrayEquals(bytes("two"), read(client, client.lookup(root, "g")), "g is f now");
             assertStatus(Nfs3.NFS3ERR_STALE, client.read(g, 0, 10).status(), "the old g is gone");
             assertStatus(Nfs3.NFS3_OK, client.nfs(Nfs3.NFSPROC3_REMOVE, out -> XdrArgs.dirop(out, root, "g"))

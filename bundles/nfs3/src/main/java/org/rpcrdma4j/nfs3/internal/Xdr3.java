@@ -6,8 +6,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.glassfish.grizzly.Buffer;
 import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
@@ -149,14 +151,33 @@ public final class Xdr3 {
     }
 
     /**
-     * Reads a WRITE payload: opaque data of at most {@code max} bytes, copied out of the
-     * receive buffer (which the transport may reuse once decoding ends).
+     * Reads a WRITE payload: opaque data of at most {@code max} bytes, as a read-only view of
+     * where the call was received, not a copy. Over RPC-over-RDMA that is the registered receive
+     * buffer or the READ sink the data was pulled into (direct memory, so FileChannel writes it
+     * without the JDK's bounce copy); over TCP, oncrpc4j's record buffer. The view is valid while
+     * the call is served: the procedures decode, run and reply within the dispatch, and both
+     * transports keep a call's bytes until then (rpcrdma4j releases the call once its reply is
+     * sent; oncrpc4j never disposes a record during its dispatch). A payload that spans several
+     * pieces of a composite buffer (a WRITE larger than one READ sink) is gathered into one
+     * buffer by Grizzly. Before: a 1 MiB WRITE allocated a 1 MiB byte[] (a humongous object for
+     * G1), copied the data into it, and the JDK copied it again into a direct buffer to write.
      */
     public static ByteBuffer decodeData(XdrDecodingStream in, int max) throws IOException {
         int length = in.xdrDecodeInt();
         if (length < 0 || length > max) {
             throw new GarbageArguments("data of " + length + " bytes, at most " + max);
         }
-        return ByteBuffer.wrap(in.xdrDecodeOpaque(length));
+        if (!(in instanceof Xdr)) {
+            return ByteBuffer.wrap(in.xdrDecodeOpaque(length));
+        }
+        Buffer buffer = ((Xdr) in).asBuffer();
+        int start = buffer.position();
+        int padded = length + ((4 - (length & 3)) & 3);
+        if (buffer.remaining() < padded) {
+            throw new GarbageArguments("data of " + length + " bytes, but " + buffer.remaining() + " bytes left in the call");
+        }
+        ByteBuffer view = buffer.toByteBuffer(start, start + length).slice().asReadOnlyBuffer();
+        buffer.position(start + padded);
+        return view;
     }
 }

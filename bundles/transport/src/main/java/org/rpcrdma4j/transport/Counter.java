@@ -130,6 +130,12 @@ public enum Counter {
      * work reclaimed without its completions.
      */
     CLOSE_FLUSHES_LOST,
+    /**
+     * Large reply buffers allocated: a reply outgrew its pending reply's memory (a 1 MiB NFS READ)
+     * and no idle buffer of its size class was there to reuse. Steady traffic allocates none; a
+     * count that keeps growing means more large replies are in flight than replyStagingBytes keeps.
+     */
+    LARGE_REPLY_BUFFERS_ALLOCATED,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

@@ -53,6 +53,21 @@ public interface PendingReply {
     ByteBuffer replyBuffer();
 
     /**
+     * largerReplyBuffer() - for a reply that outgrew {@link #replyBuffer()} (an NFS READ of 1 MiB):
+     * direct memory owned by this pending reply, at least {@code capacity} bytes, borrowed from a
+     * pool the transport's connections share and given back once the reply has been copied into
+     * registered memory or dropped. The caller copies what it encoded so far; the buffers this
+     * pending reply handed out before stay valid too. Valid until {@link #send} or
+     * {@link #abandon()}.
+     *
+     * @param capacity the bytes needed
+     * @return the buffer, position 0 and limit its capacity; or null when the transport keeps none
+     *         that large (or this reply already borrowed twice): the caller allocates its own
+     * @throws IllegalStateException when the reply was already sent or abandoned
+     */
+    ByteBuffer largerReplyBuffer(int capacity);
+
+    /**
      * send() - send the RPC reply message.
      *
      * <p>Ownership: the transport takes {@code rpcReply} and reads it, from its position to its

@@ -21,6 +21,7 @@ import org.rpcrdma4j.transport.internal.connection.Counters;
 import org.rpcrdma4j.transport.internal.connection.DeviceResources;
 import org.rpcrdma4j.transport.internal.connection.PoolShare;
 import org.rpcrdma4j.transport.internal.connection.QueuePairSizing;
+import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -126,6 +127,10 @@ public final class CompletionLoop implements Runnable {
 
     public AtomicInteger repliesInTransit() {
         return engine.repliesInTransit();
+    }
+
+    public LargeReplyBuffers largeReplyBuffers() {
+        return engine.largeReplyBuffers();
     }
 
     /** @return how many connections this loop serves (any thread; for spreading new ones) */

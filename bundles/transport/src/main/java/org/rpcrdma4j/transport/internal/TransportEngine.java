@@ -16,6 +16,7 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 import org.rpcrdma4j.transport.internal.connection.Counters;
 import org.rpcrdma4j.transport.internal.read.StrategyRegistry;
+import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.verbs.CompletionChannel;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEvent;
@@ -59,6 +60,8 @@ public final class TransportEngine implements ConnectionEventHandler {
     private final CompletionLoop[] loops;
     private final StrategyRegistry strategies = new StrategyRegistry();
     private final AtomicInteger repliesInTransit = new AtomicInteger();
+    /** Buffers for replies that outgrow a pending reply's own; idle ones bounded by replyStagingBytes. */
+    private final LargeReplyBuffers largeReplyBuffers;
     /** Connections admitted (handed to a loop) and not yet gone: what maxConnections bounds. */
     private final AtomicInteger admitted = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
@@ -76,6 +79,7 @@ public final class TransportEngine implements ConnectionEventHandler {
         this.config = config;
         this.handler = handler;
         this.connectionManager = connectionManager;
+        this.largeReplyBuffers = new LargeReplyBuffers(config.replyStagingBytes());
         this.loops = new CompletionLoop[config.completionLoops()];
         try {
             boolean channels = true;
@@ -325,6 +329,10 @@ public final class TransportEngine implements ConnectionEventHandler {
     /** @return replies handed to the transport whose SEND has not completed (or been dropped) yet */
     public AtomicInteger repliesInTransit() {
         return repliesInTransit;
+    }
+
+    public LargeReplyBuffers largeReplyBuffers() {
+        return largeReplyBuffers;
     }
 
     /** close() - start closing: every connection is disconnected; the loops finish it. Any thread. */

@@ -7,6 +7,8 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.glassfish.grizzly.memory.MemoryProbe;
+import org.glassfish.grizzly.monitoring.MonitoringConfig;
 import org.rpcrdma4j.transport.PendingReply;
 
 /**
@@ -31,10 +33,18 @@ final class CallXdr extends Xdr {
     /** The last reply memory seen, and its Grizzly view: reused while the pairing holds. */
     private ByteBuffer viewedMemory;
     private Buffer replyView;
+    /** The large buffer the reply grew into ({@link PendingReply#largerReplyBuffer}), and its view; else null. */
+    private ByteBuffer grownMemory;
+    private Buffer grownView;
 
     /** A stream for one {@link CallTransport}, taken up for each call with {@link #begin}. */
     CallXdr() {
-        super(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[0]));
+        this(new ReplyGrowth());
+    }
+
+    private CallXdr(ReplyGrowth growth) {
+        super(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[0]), growth);
+        growth.stream = this;
     }
 
     /**
@@ -54,6 +64,8 @@ final class CallXdr extends Xdr {
         this.reply = reply;
         replyTaken = false;
         replyMemory = null;
+        grownMemory = null;
+        grownView = null;
         return this;
     }
 
@@ -63,6 +75,8 @@ final class CallXdr extends Xdr {
         callBuffer = null;
         reply = null;
         replyMemory = null;
+        grownMemory = null;
+        grownView = null;
     }
 
     /** beginDecoding() - decode from the start of the call message (not of its buffer). */
@@ -118,6 +132,80 @@ final class CallXdr extends Xdr {
         if (buffer == replyView && replyMemory != null) {
             return replyMemory.limit(buffer.limit()).position(buffer.position());
         }
+        if (buffer == grownView && grownMemory != null) {
+            return grownMemory.limit(buffer.limit()).position(buffer.position());
+        }
         return buffer.toByteBuffer();
+    }
+
+    /**
+     * grow() - the reply outgrew the pending reply's memory: continue in a larger buffer the
+     * pending reply borrows from the transport (no allocation in steady state), with what was
+     * encoded so far copied; null when there is none (oncrpc4j's heap growth then).
+     */
+    Buffer grow(Buffer old, int newSize) {
+        if (reply == null || !replyTaken || (old != replyView && old != grownView)) {
+            return null;
+        }
+        ByteBuffer larger = reply.largerReplyBuffer(newSize);
+        if (larger == null) {
+            return null;
+        }
+        int encoded = old.position();
+        larger.put(old.toByteBuffer(0, encoded));
+        grownMemory = larger;
+        grownView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, larger);
+        replyMemory = null;
+        return grownView;
+    }
+
+    /**
+     * ReplyGrowth - the memory manager oncrpc4j's {@link Xdr} grows a stream through: a reply
+     * that outgrows its pending reply's memory (a 1 MiB NFS READ) moves into a buffer borrowed
+     * for it ({@link #grow}) instead of a fresh heap buffer per reply; anything else is the
+     * default manager's.
+     */
+    static final class ReplyGrowth implements MemoryManager<Buffer> {
+        @SuppressWarnings("unchecked")
+        private static final MemoryManager<Buffer> DEFAULT = MemoryManager.DEFAULT_MEMORY_MANAGER;
+        private CallXdr stream;
+
+        @Override
+        public Buffer allocate(int size) {
+            return DEFAULT.allocate(size);
+        }
+
+        @Override
+        public Buffer allocateAtLeast(int size) {
+            return DEFAULT.allocateAtLeast(size);
+        }
+
+        @Override
+        public Buffer reallocate(Buffer old, int newSize) {
+            Buffer grown = stream.grow(old, newSize);
+            if (grown != null) {
+                return grown;
+            }
+            // As the default manager would, for any kind of buffer: copy what was encoded.
+            int encoded = old.position();
+            Buffer fresh = DEFAULT.allocate(newSize);
+            fresh.put(old, 0, encoded);
+            return fresh;
+        }
+
+        @Override
+        public void release(Buffer buffer) {
+            DEFAULT.release(buffer);
+        }
+
+        @Override
+        public boolean willAllocateDirect(int size) {
+            return DEFAULT.willAllocateDirect(size);
+        }
+
+        @Override
+        public MonitoringConfig<MemoryProbe> getMonitoringConfig() {
+            return DEFAULT.getMonitoringConfig();
+        }
     }
 }

@@ -135,6 +135,24 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void largeRepliesReuseTheTransportsBuffersInsteadOfAllocatingOnePerReply() throws Exception {
+        // A 1 MiB reply outgrows its pending reply's memory: oncrpc4j allocated a new heap buffer
+        // of 1 MiB per reply (lab run 2026-12-03-1749: 99 % of what our server allocated in
+        // sequential read). Now the reply continues in a buffer the transport lends and takes back.
+        RpcRdmaClient client = client();
+        int n = 1 << 20;
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+        byte[] expected = overTcp(message.duplicate());
+        for (int i = 0; i < 20; i++) {
+            RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk(2 << 20).build(), TIMEOUT);
+            assertArrayEquals(expected, RpcWire.whole(reply, true), "reply " + i + " byte-exact");
+        }
+        assertEquals(20, stats().get(Counter.REPLIES_WRITE_CHUNK));
+        assertEquals(1, stats().get(Counter.LARGE_REPLY_BUFFERS_ALLOCATED),
+                "one call at a time: one buffer, reused by every later reply");
+    }
+
+    @Test
     void aWriteChunkTooSmallForTheItemIsReturnedUnusedAndTheReplyTakesTheReplyChunk() throws Exception {
         RpcRdmaClient client = client();
         int n = 64 * 1024;

@@ -22,6 +22,7 @@ import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
+import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJobPool;
 import org.rpcrdma4j.transport.internal.sendto.ReplySender;
@@ -544,6 +545,11 @@ public final class ConnectionState implements RdmaConnection {
      */
     public ReplyJob newReply(ParsedHeader header) {
         return replyJobs.acquire().open(header);
+    }
+
+    /** @return the transport's pool of buffers for replies larger than a pending reply's own */
+    public LargeReplyBuffers largeReplyBuffers() {
+        return loop.largeReplyBuffers();
     }
 
     /** @return the size of a pending reply's {@link ReplyJob#replyBuffer()}: the inline send size */

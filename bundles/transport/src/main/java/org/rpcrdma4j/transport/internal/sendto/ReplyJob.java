@@ -53,6 +53,9 @@ public final class ReplyJob implements PendingReply {
     private int ddpItemOffset;
     /** Made on first use, then reused by every reply this context carries. */
     private ByteBuffer replyBuffer;
+    /** Large buffers borrowed for this reply ({@link #largerReplyBuffer}), given back when it is recycled. */
+    private final ByteBuffer[] borrowed = new ByteBuffer[2];
+    private int borrowedCount;
 
     ReplyJob(ConnectionState connection, ReplyJobPool pool, RpcRdmaLimits limits) {
         this.connection = connection;
@@ -201,12 +204,38 @@ public final class ReplyJob implements PendingReply {
         return buffer.clear();
     }
 
+    @Override
+    public ByteBuffer largerReplyBuffer(int capacity) {
+        if (state.get() != OPEN) {
+            throw new IllegalStateException(this + " was already finished");
+        }
+        if (borrowedCount == borrowed.length) {
+            return null;
+        }
+        ByteBuffer buffer = connection.largeReplyBuffers().take(capacity, connection.counters());
+        if (buffer != null) {
+            borrowed[borrowedCount++] = buffer;
+        }
+        return buffer;
+    }
+
+    /** @return large buffers this reply holds (tests) */
+    int borrowedCount() {
+        return borrowedCount;
+    }
+
     /**
      * recycle() - the reply is finished (posted: its bytes are in registered memory; refused;
-     * dropped; or abandoned): drop the reference to the RPC reply and go back to the pool.
+     * dropped; or abandoned): drop the reference to the RPC reply, give back the large buffers it
+     * borrowed (nothing reads them any more), and go back to the pool.
      */
     public void recycle() {
         reply = null;
+        for (int i = 0; i < borrowedCount; i++) {
+            connection.largeReplyBuffers().give(borrowed[i]);
+            borrowed[i] = null;
+        }
+        borrowedCount = 0;
         int was = state.getAndSet(FREE);
         if (was == FREE || was == OPEN) {
             throw new IllegalStateException(this + " recycled while " + (was == FREE ? "free" : "open"));

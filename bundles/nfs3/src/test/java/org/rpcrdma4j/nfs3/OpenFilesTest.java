@@ -70,11 +70,11 @@ class OpenFilesTest {
         Path f = file("f", "data");
         FileChannel reader = read(f);
         FileChannel writer;
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f), Nfs3.UNSTABLE)) {
             writer = lease.channel();
             writer.write(java.nio.ByteBuffer.wrap(bytes("DA")), 0);
         }
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f), Nfs3.UNSTABLE)) {
             assertSame(writer, lease.channel(), "the second WRITE borrows the cached writable channel");
         }
         assertTrue(reader != writer, "READ keeps its read-only channel");
@@ -85,6 +85,55 @@ class OpenFilesTest {
         assertFalse(reader.isOpen());
         assertFalse(writer.isOpen());
         assertEquals(0, files.size());
+    }
+
+    @Test
+    void stableWritesGetSynchronousChannelsSoNoWholeFileFsyncFollows() throws Exception {
+        Path f = file("f", "data");
+        FileAttributes attributes = FileAttributes.read(f);
+        List<OpenFiles.Lease> leases = new ArrayList<>();
+        try {
+            for (int stable : new int[] {Nfs3.UNSTABLE, Nfs3.DATA_SYNC, Nfs3.FILE_SYNC}) {
+                leases.add(files.openForWrite(f, attributes, stable));
+            }
+            assertEquals(3, files.size(), "one channel per stability");
+            // What the kernel says of our descriptors on the file: /proc/self/fdinfo's flags (octal).
+            List<Integer> flags = openFlagsOf(f);
+            final int oDsync = 010000;
+            final int oSyncOnly = 04000000; // __O_SYNC: O_SYNC is __O_SYNC | O_DSYNC
+            assertEquals(3, flags.size(), "three descriptors on the file: " + flags);
+            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == 0).count(), "UNSTABLE: buffered " + flags);
+            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == oDsync).count(), "DATA_SYNC: O_DSYNC " + flags);
+            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == (oDsync | oSyncOnly)).count(),
+                    "FILE_SYNC: O_SYNC " + flags);
+        } finally {
+            leases.forEach(OpenFiles.Lease::close);
+        }
+        assertThrows(IllegalArgumentException.class, () -> files.openForWrite(f, attributes, 3));
+    }
+
+    /** The open flags of this process's descriptors on {@code path} (Linux /proc). */
+    private static List<Integer> openFlagsOf(Path path) throws IOException {
+        Path real = path.toRealPath();
+        List<Integer> flags = new ArrayList<>();
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                Path target;
+                try {
+                    target = Files.readSymbolicLink(fd);
+                } catch (IOException gone) {
+                    continue;
+                }
+                if (target.equals(real)) {
+                    for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString()))) {
+                        if (line.startsWith("flags:")) {
+                            flags.add(Integer.parseInt(line.substring(6).trim(), 8));
+                        }
+                    }
+                }
+            }
+        }
+        return flags;
     }
 
     @Test

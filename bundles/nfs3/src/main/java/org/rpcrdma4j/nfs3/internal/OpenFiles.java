@@ -14,10 +14,16 @@ import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
  * OpenFiles - the file cache of READ, WRITE and COMMIT, as knfsd's filecache: regular files
- * stay open between calls, keyed by the (fsid, fileid) of their handle and the access (read, or
- * write), so a stream of READs or WRITEs opens the file once instead of once per call (a WRITE
- * used to open and close its file per call: 11-15 % of the server's CPU samples in the 4 KiB
- * random-write workload of lab run 2026-12-03-1749).
+ * stay open between calls, keyed by the (fsid, fileid) of their handle and the {@link Access}, so
+ * a stream of READs or WRITEs opens the file once instead of once per call (a WRITE used to open
+ * and close its file per call: 11-15 % of the server's CPU samples in the 4 KiB random-write
+ * workload of lab run 2026-12-03-1749).
+ *
+ * <p>Stable WRITEs get channels opened with O_DSYNC (DATA_SYNC) or O_SYNC (FILE_SYNC), so each
+ * write(2) is durable for its own range before it returns, as knfsd's RWF_SYNC writes are; a
+ * force() after the write would fsync the whole file, waiting for every other client's dirty
+ * pages of it too (the Linux client sends each O_DIRECT write of one RPC as FILE_SYNC, so a deep
+ * queue of small direct writes is a queue of whole-file fsyncs).
  *
  * <p>Never stale: every call checks its handle first ({@link ExportRoot#locate}: the inode is
  * still at its path inside the export), and only then asks here for that inode. An open
@@ -28,7 +34,7 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * <p>Bounded: at most {@link #CAPACITY} channels, the least recently used closed first; a
  * channel idle for {@link #IDLE_NANOS} is closed at the next open of any file (no thread of
  * its own); a file removed, or replaced by RENAME, through this server is closed at once
- * ({@link #forget}: both of its channels). A channel in use by a call is closed when that call
+ * ({@link #forget}: all of its channels). A channel in use by a call is closed when that call
  * releases it. Permissions are not the cache's business: every call checks the caller's access
  * to the file before it borrows a channel, as it did before it opened one.
  *
@@ -41,7 +47,41 @@ public final class OpenFiles {
     /** Idle time after which a channel is closed. */
     public static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    private record Key(long fsid, long fileid, boolean writable) {
+    /** How a cached channel was opened. */
+    public enum Access {
+        /** Read-only: READ, COMMIT (fsync flushes the file whichever descriptor asks). */
+        READ(StandardOpenOption.READ),
+        /** Write-only, buffered: UNSTABLE WRITEs, made durable by COMMIT. */
+        WRITE(StandardOpenOption.WRITE),
+        /** Write-only, O_DSYNC: DATA_SYNC WRITEs. */
+        WRITE_DATA_SYNC(StandardOpenOption.WRITE, StandardOpenOption.DSYNC),
+        /** Write-only, O_SYNC: FILE_SYNC WRITEs. */
+        WRITE_FILE_SYNC(StandardOpenOption.WRITE, StandardOpenOption.SYNC);
+
+        private final StandardOpenOption[] options;
+
+        Access(StandardOpenOption... options) {
+            this.options = options;
+        }
+
+        /** @return the access a WRITE of stability {@code stableHow} (RFC 1813 stable_how) needs */
+        public static Access forWrite(int stableHow) {
+            switch (stableHow) {
+                case Nfs3.UNSTABLE:
+                    return WRITE;
+                case Nfs3.DATA_SYNC:
+                    return WRITE_DATA_SYNC;
+                case Nfs3.FILE_SYNC:
+                    return WRITE_FILE_SYNC;
+                default:
+                    throw new IllegalArgumentException("stable_how " + stableHow);
+            }
+        }
+    }
+
+    private static final Access[] ACCESSES = Access.values();
+
+    private record Key(long fsid, long fileid, Access access) {
     }
 
     /** One cached channel and its lease count; fields guarded by the OpenFiles lock. */
@@ -102,24 +142,26 @@ public final class OpenFiles {
      * @throws IOException if the file cannot be opened
      */
     public Lease open(Path path, FileAttributes attributes) throws NfsException, IOException {
-        return lease(path, attributes, false);
+        return lease(path, attributes, Access.READ);
     }
 
     /**
      * Lends a write-only channel on a regular file whose handle was just checked, and whose
-     * caller was just found allowed to write it (WRITE).
+     * caller was just found allowed to write it (WRITE): buffered for UNSTABLE, O_DSYNC for
+     * DATA_SYNC, O_SYNC for FILE_SYNC, so a stable write needs no force() after it.
      *
      * @param path the file's path, checked this call
      * @param attributes its attributes, read by that check
+     * @param stableHow the WRITE's stable_how
      * @throws NfsException NFS3ERR_STALE if the path named another file by the time it was opened
      * @throws IOException if the file cannot be opened for writing
      */
-    public Lease openForWrite(Path path, FileAttributes attributes) throws NfsException, IOException {
-        return lease(path, attributes, true);
+    public Lease openForWrite(Path path, FileAttributes attributes, int stableHow) throws NfsException, IOException {
+        return lease(path, attributes, Access.forWrite(stableHow));
     }
 
-    private Lease lease(Path path, FileAttributes attributes, boolean writable) throws NfsException, IOException {
-        Key key = new Key(attributes.dev(), attributes.ino(), writable);
+    private Lease lease(Path path, FileAttributes attributes, Access access) throws NfsException, IOException {
+        Key key = new Key(attributes.dev(), attributes.ino(), access);
         synchronized (this) {
             long now = clock.getAsLong();
             closeIdle(now);
@@ -128,8 +170,7 @@ public final class OpenFiles {
                 return lend(cached, now);
             }
         }
-        FileChannel channel = FileChannel.open(path, writable ? StandardOpenOption.WRITE : StandardOpenOption.READ,
-                LinkOption.NOFOLLOW_LINKS);
+        FileChannel channel = open(path, access);
         try {
             FileAttributes now = FileAttributes.read(path);
             if (now.dev() != key.fsid() || now.ino() != key.fileid()) {
@@ -160,8 +201,8 @@ public final class OpenFiles {
             return;
         }
         synchronized (this) {
-            for (boolean writable : new boolean[] {false, true}) {
-                Entry entry = entries.remove(new Key(attributes.dev(), attributes.ino(), writable));
+            for (Access access : ACCESSES) {
+                Entry entry = entries.remove(new Key(attributes.dev(), attributes.ino(), access));
                 if (entry != null) {
                     retire(entry);
                 }
@@ -223,6 +264,12 @@ public final class OpenFiles {
         if (entry.leases == 0) {
             closeQuietly(entry.channel);
         }
+    }
+
+    private static FileChannel open(Path path, Access access) throws IOException {
+        StandardOpenOption[] o = access.options;
+        return o.length == 1 ? FileChannel.open(path, o[0], LinkOption.NOFOLLOW_LINKS)
+                : FileChannel.open(path, o[0], o[1], LinkOption.NOFOLLOW_LINKS);
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -138,15 +138,7 @@ class OpenFilesTest {
 
     @Test
     void aStreamOfWritesThroughTheServerOpensTheFileOnce() throws Exception {
-        Path exportRoot = temp.resolve("server");
-        NfsState state = new NfsState(List.of(TestServer.export(exportRoot, "127.0.0.1/32(rw,no_root_squash)")),
-                exportRoot.resolve("state"));
-        Path exportDir = exportRoot.resolve("export");
-        int owner = Identity.handToOwner(exportDir);
-        try (TestServer server = TestServer.start(new Nfs3Program(new Nfs3Dispatcher(state)),
-                new Mount3Program(new MountDispatcher(state)));
-             NfsClient client = new NfsClient(server.port(), owner, Identity.groupOf(exportDir))) {
-            byte[] root = client.mountRoot("/export");
+        throughTheServer((state, client, root) -> {
             byte[] f = client.create(root, "f", 0644);
             for (int i = 0; i < 5; i++) {
                 client.write(f, i, bytes(String.valueOf(i)), Nfs3.UNSTABLE);
@@ -160,7 +152,7 @@ class OpenFilesTest {
             assertEquals(2, state.openFiles().opened(), "COMMIT borrows a read-only channel");
             assertArrayEquals(bytes("01234"), read(client, f));
             assertEquals(2, state.openFiles().opened(), "and READ the same one");
-        }
+        });
     }
 
     @Test
@@ -217,15 +209,7 @@ class OpenFilesTest {
 
     @Test
     void removeAndRenameOverThroughTheServerCloseTheCachedFile() throws Exception {
-        Path exportRoot = temp.resolve("server");
-        NfsState state = new NfsState(List.of(TestServer.export(exportRoot, "127.0.0.1/32(rw,no_root_squash)")),
-                exportRoot.resolve("state"));
-        Path exportDir = exportRoot.resolve("export");
-        int owner = Identity.handToOwner(exportDir);
-        try (TestServer server = TestServer.start(new Nfs3Program(new Nfs3Dispatcher(state)),
-                new Mount3Program(new MountDispatcher(state)));
-             NfsClient client = new NfsClient(server.port(), owner, Identity.groupOf(exportDir))) {
-            byte[] root = client.mountRoot("/export");
+        throughTheServer((state, client, root) -> {
             byte[] f = client.create(root, "f", 0644);
             client.write(f, 0, bytes("one"), Nfs3.FILE_SYNC);
             for (int i = 0; i < 5; i++) {
@@ -250,6 +234,25 @@ class OpenFilesTest {
                     .status(), "REMOVE");
             assertEquals(0, state.openFiles().size(), "closed when removed");
             assertStatus(Nfs3.NFS3ERR_STALE, client.read(f, 0, 10).status(), "a removed file is never served");
+        });
+    }
+
+    /** What a test does with a running server: its state, a client of the export, the export's root handle. */
+    private interface ServerBody {
+        void run(NfsState state, NfsClient client, byte[] root) throws Exception;
+    }
+
+    /** Runs {@code body} against an NFSv3 server over TCP exporting a fresh directory read-write to 127.0.0.1. */
+    private void throughTheServer(ServerBody body) throws Exception {
+        Path exportRoot = temp.resolve("server");
+        NfsState state = new NfsState(List.of(TestServer.export(exportRoot, "127.0.0.1/32(rw,no_root_squash)")),
+                exportRoot.resolve("state"));
+        Path exportDir = exportRoot.resolve("export");
+        int owner = Identity.handToOwner(exportDir);
+        try (TestServer server = TestServer.start(new Nfs3Program(new Nfs3Dispatcher(state)),
+                new Mount3Program(new MountDispatcher(state)));
+             NfsClient client = new NfsClient(server.port(), owner, Identity.groupOf(exportDir))) {
+            body.run(state, client, client.mountRoot("/export"));
         }
     }
 

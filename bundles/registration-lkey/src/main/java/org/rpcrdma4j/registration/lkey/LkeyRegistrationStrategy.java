@@ -15,10 +15,9 @@ import aQute.bnd.annotation.spi.ServiceProvider;
  * LkeyRegistrationStrategy - sinks from a slab registered once, under one lkey (InfiniBand,
  * RoCE), or registered window by window for each READ (iWARP).
  *
- * <p>InfiniBand and RoCE: a READ names its sink with one SGE per
- * {@link SinkPoolParameters#pageSize()} bytes, so a sink holds at most
- * {@code pageSize * maxReadSge} bytes (the device's SGE limit per READ); the slab grants
- * LOCAL_WRITE only, so no peer can write it. iWARP: every RDMA Read Request hands the sink's STag
+ * <p>InfiniBand and RoCE: a READ names its sink with one SGE under the slab's lkey (the slab is
+ * one contiguous registration, so a sink of {@link SinkPoolParameters#maxSinkLength()} bytes
+ * needs no more); the slab grants LOCAL_WRITE only, so no peer can write it. iWARP: every RDMA Read Request hands the sink's STag
  * and offset to the peer, and the sink must grant REMOTE_WRITE; a slab registered for its
  * lifetime would let one client overwrite another's call data, so there each sink window is
  * registered for one READ and deregistered when it completes (one registration per READ, as

@@ -12,7 +12,6 @@ import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.SendOpcode;
-import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -37,14 +36,12 @@ public final class SlabSinkPool extends AbstractSinkPool {
     private final ProtectionDomain pd;
     /** The slab's lifetime registration (LOCAL_WRITE only), or null when sinks are registered per READ. */
     private final MemoryRegion region;
-    private final int pageSize;
 
     private SlabSinkPool(RegistrationStrategy strategy, ProtectionDomain pd, ByteBuffer slab, MemoryRegion region,
-                         int count, int sinkLength, int pageSize) {
+                         int count, int sinkLength) {
         super(strategy, slab, count, sinkLength);
         this.pd = pd;
         this.region = region;
-        this.pageSize = pageSize;
         for (int i = 0; i < count; i++) {
             install(i, new SlabSink(i, offsetOf(i), windowOf(i), dataOf(i)));
         }
@@ -54,10 +51,14 @@ public final class SlabSinkPool extends AbstractSinkPool {
      * create() - allocate the slab; register it for its lifetime where no peer can see a READ's
      * sink (InfiniBand, RoCE), or leave it to per-READ registration where one can (iWARP).
      *
-     * <p>IB/RoCE: a READ names its sink with one SGE per page under the slab's lkey, so a sink
-     * holds at most {@code pageSize * maxReadSge} bytes. iWARP: a READ names its sink with one
-     * SGE under a registration of just that window, so a sink holds up to
-     * {@link SinkPoolParameters#maxSinkLength()}.
+     * <p>Either way a READ names its sink with one SGE, and a sink holds
+     * {@link SinkPoolParameters#maxSinkLength()}: on IB/RoCE the slab is one virtually contiguous
+     * registration, so a window of any length is one SGE under the slab's lkey (the kernel's
+     * svcrdma needs an SGE per page because its pages are not contiguous; ours are). One SGE per
+     * 4 KiB page, as before, capped a sink at {@code pageSize * maxReadSge} (128 KiB on rxe: a
+     * 1 MiB read chunk took 8 READs of 32 SGEs, each SGE serialized into the provider's work
+     * request) where frmr took 4 READs of one; iWARP: one SGE under a registration of just that
+     * window.
      *
      * @return the pool
      * @throws VerbsException when the slab's registration is refused (nothing stays registered)
@@ -65,11 +66,11 @@ public final class SlabSinkPool extends AbstractSinkPool {
     public static SlabSinkPool create(RegistrationStrategy strategy, ProtectionDomain pd, SinkPoolParameters p)
             throws VerbsException {
         boolean perRead = isReadSinkVisibleToPeer(pd);
-        int sinkLength = perRead ? p.maxSinkLength() : (int) Math.min(p.maxSinkLength(), (long) p.pageSize() * p.maxReadSge());
+        int sinkLength = p.maxSinkLength();
         int count = (int) Math.min(p.sinkCount(), Integer.MAX_VALUE / sinkLength);
         ByteBuffer slab = ByteBuffer.allocateDirect(count * sinkLength);
         MemoryRegion region = perRead ? null : pd.registerMemory(slab, Access.LOCAL_WRITE);
-        return new SlabSinkPool(strategy, pd, slab, region, count, sinkLength, p.pageSize());
+        return new SlabSinkPool(strategy, pd, slab, region, count, sinkLength);
     }
 
     /**
@@ -97,7 +98,7 @@ public final class SlabSinkPool extends AbstractSinkPool {
         }
     }
 
-    /** One slab window: page-sized SGEs under the slab's lkey, or one SGE under a registration of the window for one READ. */
+    /** One slab window: one SGE under the slab's lkey, or one SGE under a registration of the window for one READ. */
     private final class SlabSink implements ReadSink {
         private final int index;
         private final int offset;
@@ -125,10 +126,7 @@ public final class SlabSinkPool extends AbstractSinkPool {
                 readRegion = registerForOneRead(pd, window, PER_READ_ACCESS, chain, length, remoteAddress, rkey);
                 return readRegion != null;
             }
-            SendWorkRequest read = chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey);
-            for (int at = 0; at < length; at += pageSize) {
-                read.addSge(region, offset + at, Math.min(pageSize, length - at));
-            }
+            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(region, offset, length);
             return true;
         }
 

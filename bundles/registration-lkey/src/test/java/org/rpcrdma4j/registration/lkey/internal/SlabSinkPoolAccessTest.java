@@ -49,6 +49,9 @@ class SlabSinkPoolAccessTest {
                 ReadSink sink = pool.allocate();
                 assertTrue(sink.prepareRead(chain.begin(i), pool.sinkLength(), 0x1000, 7), "prepared");
                 assertEquals(1, chain.size(), "one RDMA READ, nothing else");
+                assertEquals(65536, pool.sinkLength(), "a sink is as long as asked, not pageSize x maxReadSge (16 KiB here)");
+                assertEquals(1, chain.first().sgeCount(), "one SGE for the whole window");
+                assertEquals(65536, chain.first().sge(0).length());
                 sinks.add(sink);
             }
             if (type == TransportType.IWARP) {

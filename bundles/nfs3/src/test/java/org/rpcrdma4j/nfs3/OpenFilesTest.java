@@ -16,6 +16,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,11 +76,11 @@ class OpenFilesTest {
         Path f = file("f", "data");
         FileChannel reader = read(f);
         FileChannel writer;
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f), Nfs3.UNSTABLE)) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
             writer = lease.channel();
             writer.write(java.nio.ByteBuffer.wrap(bytes("DA")), 0);
         }
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f), Nfs3.UNSTABLE)) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
             assertSame(writer, lease.channel(), "the second WRITE borrows the cached writable channel");
         }
         assertTrue(reader != writer, "READ keeps its read-only channel");
@@ -88,52 +94,80 @@ class OpenFilesTest {
     }
 
     @Test
-    void stableWritesGetSynchronousChannelsSoNoWholeFileFsyncFollows() throws Exception {
-        Path f = file("f", "data");
-        FileAttributes attributes = FileAttributes.read(f);
-        List<OpenFiles.Lease> leases = new ArrayList<>();
-        try {
-            for (int stable : new int[] {Nfs3.UNSTABLE, Nfs3.DATA_SYNC, Nfs3.FILE_SYNC}) {
-                leases.add(files.openForWrite(f, attributes, stable));
+    void stableWritersWhoseWritesAFsyncDidNotCoverShareTheNextOne() throws Exception {
+        OpenFiles.SyncGroup group = new OpenFiles.SyncGroup();
+        CountDownLatch inFirstSync = new CountDownLatch(1);
+        CountDownLatch releaseFirstSync = new CountDownLatch(1);
+        AtomicInteger syncsRun = new AtomicInteger();
+        OpenFiles.SyncGroup.Syncer gated = () -> {
+            if (syncsRun.incrementAndGet() == 1) {
+                inFirstSync.countDown();
+                try {
+                    releaseFirstSync.await();
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
             }
-            assertEquals(3, files.size(), "one channel per stability");
-            // What the kernel says of our descriptors on the file: /proc/self/fdinfo's flags (octal).
-            List<Integer> flags = openFlagsOf(f);
-            final int oDsync = 010000;
-            final int oSyncOnly = 04000000; // __O_SYNC: O_SYNC is __O_SYNC | O_DSYNC
-            assertEquals(3, flags.size(), "three descriptors on the file: " + flags);
-            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == 0).count(), "UNSTABLE: buffered " + flags);
-            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == oDsync).count(), "DATA_SYNC: O_DSYNC " + flags);
-            assertEquals(1, flags.stream().filter(x -> (x & (oDsync | oSyncOnly)) == (oDsync | oSyncOnly)).count(),
-                    "FILE_SYNC: O_SYNC " + flags);
+        };
+        ExecutorService writers = Executors.newFixedThreadPool(4);
+        try {
+            long firstTicket = group.writeDone();
+            Future<?> first = writers.submit(() -> {
+                group.syncThrough(firstTicket, gated);
+                return null;
+            });
+            assertTrue(inFirstSync.await(10, TimeUnit.SECONDS));
+            List<Future<?>> later = new ArrayList<>();
+            for (int i = 0; i < 3; i++) { // three writes complete while the first sync runs
+                long ticket = group.writeDone();
+                later.add(writers.submit(() -> {
+                    group.syncThrough(ticket, gated);
+                    return null;
+                }));
+            }
+            Thread.sleep(100);
+            for (Future<?> f : later) {
+                assertFalse(f.isDone(), "a write the running sync does not cover waits for the next");
+            }
+            releaseFirstSync.countDown();
+            first.get(10, TimeUnit.SECONDS);
+            for (Future<?> f : later) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+            assertEquals(2, group.syncs(), "four stable writes, two fsyncs: the later three shared one");
+            assertEquals(2, syncsRun.get());
+            group.syncThrough(firstTicket, () -> {
+                throw new AssertionError("already durable: no sync");
+            });
         } finally {
-            leases.forEach(OpenFiles.Lease::close);
+            writers.shutdownNow();
         }
-        assertThrows(IllegalArgumentException.class, () -> files.openForWrite(f, attributes, 3));
     }
 
-    /** The open flags of this process's descriptors on {@code path} (Linux /proc). */
-    private static List<Integer> openFlagsOf(Path path) throws IOException {
-        Path real = path.toRealPath();
-        List<Integer> flags = new ArrayList<>();
-        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path fd : (Iterable<Path>) fds::iterator) {
-                Path target;
-                try {
-                    target = Files.readSymbolicLink(fd);
-                } catch (IOException gone) {
-                    continue;
-                }
-                if (target.equals(real)) {
-                    for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo", fd.getFileName().toString()))) {
-                        if (line.startsWith("flags:")) {
-                            flags.add(Integer.parseInt(line.substring(6).trim(), 8));
-                        }
-                    }
-                }
-            }
-        }
-        return flags;
+    @Test
+    void aFailedSyncCoversNothingAndTheNextWriterSyncsAgain() throws Exception {
+        OpenFiles.SyncGroup group = new OpenFiles.SyncGroup();
+        long ticket = group.writeDone();
+        IOException failed = assertThrows(IOException.class, () -> group.syncThrough(ticket, () -> {
+            throw new IOException("EIO");
+        }));
+        assertEquals("EIO", failed.getMessage());
+        AtomicInteger synced = new AtomicInteger();
+        group.syncThrough(ticket, synced::incrementAndGet);
+        assertEquals(1, synced.get(), "the failed sync made nothing durable");
+        assertEquals(2, group.syncs());
+    }
+
+    @Test
+    void stableWritesThroughTheServerAreDurableAndShareTheFilesSyncGroup() throws Exception {
+        throughTheServer((state, client, root) -> {
+            byte[] f = client.create(root, "f", 0644);
+            client.write(f, 0, bytes("ab"), Nfs3.FILE_SYNC);
+            client.write(f, 2, bytes("cd"), Nfs3.DATA_SYNC);
+            client.write(f, 4, bytes("ef"), Nfs3.UNSTABLE);
+            assertEquals(1, state.openFiles().opened(), "one writable channel for every stability");
+            assertArrayEquals(bytes("abcdef"), read(client, f));
+        });
     }
 
     @Test

@@ -12,9 +12,10 @@ import org.rpcrdma4j.nfs3.Nfs3;
  *
  * <p>READ, WRITE and COMMIT borrow their channels from the service's file cache
  * ({@link OpenFiles}: opened without following a final symbolic link, kept open between calls,
- * a read-only channel and write-only ones per file). UNSTABLE writes are left to the page cache
- * and made durable by COMMIT ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes go
- * through O_DSYNC and O_SYNC channels, durable for their range before the reply. The
+ * a read-only and a write-only channel per file). UNSTABLE writes are left to the page cache
+ * and made durable by COMMIT ({@link FileChannel#force}); DATA_SYNC and FILE_SYNC writes are
+ * made durable before the reply by an fsync they share with the file's other stable writers
+ * ({@link OpenFiles.SyncGroup}: group commit, as knfsd's write gathering). The
  * write verifier changes on every server start, so a client holding uncommitted data after a
  * restart sees the change and writes again.
  *
@@ -155,13 +156,16 @@ public final class DataProcedures {
 
     private static void writeAt(OpenFiles files, Target file, long offset, ByteBuffer data, int stable)
             throws NfsException, IOException {
-        // A stable WRITE's channel is O_DSYNC or O_SYNC: each write(2) is durable for its own
-        // range when it returns (knfsd's RWF_SYNC), no whole-file fsync after it.
-        try (OpenFiles.Lease lease = files.openForWrite(file.path(), file.attributes(), stable)) {
+        try (OpenFiles.Lease lease = files.openForWrite(file.path(), file.attributes())) {
             FileChannel channel = lease.channel();
             long position = offset;
             while (data.hasRemaining()) {
                 position += channel.write(data, position);
+            }
+            if (stable != Nfs3.UNSTABLE) {
+                // DATA_SYNC and FILE_SYNC alike: an fsync shared with the file's other stable
+                // writers (group commit), covering data and metadata.
+                lease.syncWrite();
             }
         }
     }

@@ -19,11 +19,12 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * and close its file per call: 11-15 % of the server's CPU samples in the 4 KiB random-write
  * workload of lab run 2026-12-03-1749).
  *
- * <p>Stable WRITEs get channels opened with O_DSYNC (DATA_SYNC) or O_SYNC (FILE_SYNC), so each
- * write(2) is durable for its own range before it returns, as knfsd's RWF_SYNC writes are; a
- * force() after the write would fsync the whole file, waiting for every other client's dirty
- * pages of it too (the Linux client sends each O_DIRECT write of one RPC as FILE_SYNC, so a deep
- * queue of small direct writes is a queue of whole-file fsyncs).
+ * <p>Stable WRITEs are made durable by group commit ({@link SyncGroup}, one per cached writable
+ * channel): one fsync covers every write to the file that completed before it began, and writes
+ * that complete while it runs share the next one, as knfsd's write gathering shares one fsync
+ * among concurrent stable writers (without its 10 ms wait). The Linux client sends each O_DIRECT
+ * write of one RPC as FILE_SYNC, so a deep queue of small direct writes was a queue of fsyncs,
+ * one per WRITE, each waiting for the journal commit of the one before.
  *
  * <p>Never stale: every call checks its handle first ({@link ExportRoot#locate}: the inode is
  * still at its path inside the export), and only then asks here for that inode. An open
@@ -47,35 +48,89 @@ public final class OpenFiles {
     /** Idle time after which a channel is closed. */
     public static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    /** How a cached channel was opened. */
-    public enum Access {
-        /** Read-only: READ, COMMIT (fsync flushes the file whichever descriptor asks). */
-        READ(StandardOpenOption.READ),
-        /** Write-only, buffered: UNSTABLE WRITEs, made durable by COMMIT. */
-        WRITE(StandardOpenOption.WRITE),
-        /** Write-only, O_DSYNC: DATA_SYNC WRITEs. */
-        WRITE_DATA_SYNC(StandardOpenOption.WRITE, StandardOpenOption.DSYNC),
-        /** Write-only, O_SYNC: FILE_SYNC WRITEs. */
-        WRITE_FILE_SYNC(StandardOpenOption.WRITE, StandardOpenOption.SYNC);
-
-        private final StandardOpenOption[] options;
-
-        Access(StandardOpenOption... options) {
-            this.options = options;
+    /**
+     * SyncGroup - group commit of the stable writes through one channel: a writer takes a ticket
+     * once its data is in the page cache ({@link #writeDone}), then {@link #syncThrough} returns
+     * once an fsync that began after that has finished. One writer at a time runs the fsync; the
+     * others wait for it, and those whose writes it did not cover share the next.
+     */
+    public static final class SyncGroup {
+        /** What makes the file durable (FileChannel.force in service; a gate in tests). */
+        @FunctionalInterface
+        public interface Syncer {
+            void sync() throws IOException;
         }
 
-        /** @return the access a WRITE of stability {@code stableHow} (RFC 1813 stable_how) needs */
-        public static Access forWrite(int stableHow) {
-            switch (stableHow) {
-                case Nfs3.UNSTABLE:
-                    return WRITE;
-                case Nfs3.DATA_SYNC:
-                    return WRITE_DATA_SYNC;
-                case Nfs3.FILE_SYNC:
-                    return WRITE_FILE_SYNC;
-                default:
-                    throw new IllegalArgumentException("stable_how " + stableHow);
+        private long completedWrites;
+        private long syncedThrough;
+        private boolean syncing;
+        private long syncs;
+
+        /** @return the ticket of a write whose data has just reached the page cache */
+        public synchronized long writeDone() {
+            return ++completedWrites;
+        }
+
+        /**
+         * Returns once every write up to {@code ticket} is durable: runs {@code syncer} when no
+         * sync is running, else waits for the running one and, if it did not cover the ticket,
+         * for (or runs) the next. A failed sync covers nothing: the next waiter tries again.
+         *
+         * @throws IOException the syncer's failure, or InterruptedIOException when interrupted
+         */
+        public void syncThrough(long ticket, Syncer syncer) throws IOException {
+            long target;
+            synchronized (this) {
+                while (true) {
+                    if (syncedThrough >= ticket) {
+                        return;
+                    }
+                    if (!syncing) {
+                        syncing = true;
+                        target = completedWrites;
+                        syncs++;
+                        break;
+                    }
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("interrupted waiting for the file's sync");
+                    }
+                }
             }
+            boolean synced = false;
+            try {
+                syncer.sync();
+                synced = true;
+            } finally {
+                synchronized (this) {
+                    syncing = false;
+                    if (synced) {
+                        syncedThrough = Math.max(syncedThrough, target);
+                    }
+                    notifyAll();
+                }
+            }
+        }
+
+        /** @return syncs run (each covering one or more writes) */
+        public synchronized long syncs() {
+            return syncs;
+        }
+    }
+
+    /** How a cached channel was opened. */
+    private enum Access {
+        /** Read-only: READ, COMMIT (fsync flushes the file whichever descriptor asks). */
+        READ(StandardOpenOption.READ),
+        /** Write-only, buffered: every WRITE; stable ones then sync through the entry's {@link SyncGroup}. */
+        WRITE(StandardOpenOption.WRITE);
+
+        private final StandardOpenOption option;
+
+        Access(StandardOpenOption option) {
+            this.option = option;
         }
     }
 
@@ -87,6 +142,7 @@ public final class OpenFiles {
     /** One cached channel and its lease count; fields guarded by the OpenFiles lock. */
     private static final class Entry {
         final FileChannel channel;
+        final SyncGroup syncGroup = new SyncGroup();
         int leases;
         boolean retired;
         long lastUsedNanos;
@@ -108,6 +164,20 @@ public final class OpenFiles {
         /** The open channel, valid until {@link #close}. */
         public FileChannel channel() {
             return entry.channel;
+        }
+
+        /**
+         * Makes the writes through this channel durable up to one whose data has just reached
+         * the page cache (a stable WRITE): group commit with the file's other stable writers.
+         */
+        public void syncWrite() throws IOException {
+            SyncGroup group = entry.syncGroup;
+            group.syncThrough(group.writeDone(), () -> entry.channel.force(true));
+        }
+
+        /** @return the channel's group commit (tests, statistics) */
+        public SyncGroup syncGroup() {
+            return entry.syncGroup;
         }
 
         @Override
@@ -147,17 +217,16 @@ public final class OpenFiles {
 
     /**
      * Lends a write-only channel on a regular file whose handle was just checked, and whose
-     * caller was just found allowed to write it (WRITE): buffered for UNSTABLE, O_DSYNC for
-     * DATA_SYNC, O_SYNC for FILE_SYNC, so a stable write needs no force() after it.
+     * caller was just found allowed to write it (WRITE); a stable WRITE then calls
+     * {@link Lease#syncWrite()}.
      *
      * @param path the file's path, checked this call
      * @param attributes its attributes, read by that check
-     * @param stableHow the WRITE's stable_how
      * @throws NfsException NFS3ERR_STALE if the path named another file by the time it was opened
      * @throws IOException if the file cannot be opened for writing
      */
-    public Lease openForWrite(Path path, FileAttributes attributes, int stableHow) throws NfsException, IOException {
-        return lease(path, attributes, Access.forWrite(stableHow));
+    public Lease openForWrite(Path path, FileAttributes attributes) throws NfsException, IOException {
+        return lease(path, attributes, Access.WRITE);
     }
 
     private Lease lease(Path path, FileAttributes attributes, Access access) throws NfsException, IOException {
@@ -267,9 +336,7 @@ public final class OpenFiles {
     }
 
     private static FileChannel open(Path path, Access access) throws IOException {
-        StandardOpenOption[] o = access.options;
-        return o.length == 1 ? FileChannel.open(path, o[0], LinkOption.NOFOLLOW_LINKS)
-                : FileChannel.open(path, o[0], o[1], LinkOption.NOFOLLOW_LINKS);
+        return FileChannel.open(path, access.option, LinkOption.NOFOLLOW_LINKS);
     }
 
     private static void closeQuietly(FileChannel channel) {

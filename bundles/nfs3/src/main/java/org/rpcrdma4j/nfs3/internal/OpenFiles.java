@@ -143,12 +143,15 @@ public final class OpenFiles {
     private static final class Entry {
         final FileChannel channel;
         final SyncGroup syncGroup = new SyncGroup();
+        /** What a stable write's group commit runs: made once per channel, not per WRITE. */
+        final SyncGroup.Syncer force;
         int leases;
         boolean retired;
         long lastUsedNanos;
 
         Entry(FileChannel channel) {
             this.channel = channel;
+            this.force = () -> channel.force(true);
         }
     }
 
@@ -172,12 +175,7 @@ public final class OpenFiles {
          */
         public void syncWrite() throws IOException {
             SyncGroup group = entry.syncGroup;
-            group.syncThrough(group.writeDone(), () -> entry.channel.force(true));
-        }
-
-        /** @return the channel's group commit (tests, statistics) */
-        public SyncGroup syncGroup() {
-            return entry.syncGroup;
+            group.syncThrough(group.writeDone(), entry.force);
         }
 
         @Override

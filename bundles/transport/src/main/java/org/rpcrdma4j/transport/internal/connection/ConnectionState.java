@@ -302,7 +302,7 @@ public final class ConnectionState implements RdmaConnection {
         } else if (receivePool.posted() == 0 && sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0) {
             tearDown();
             work++;
-        } else if (loop.now() - lastProgressNanos > loop.stallTimeoutNanos()) {
+        } else if (pastStallDeadline(loop.now())) {
             reclaimUnflushed();
             tearDown();
             work++;
@@ -346,11 +346,16 @@ public final class ConnectionState implements RdmaConnection {
             lastProgressNanos = now;
             return;
         }
-        if (phase < CLOSING && now - lastProgressNanos > loop.stallTimeoutNanos()) {
+        if (phase < CLOSING && pastStallDeadline(now)) {
             counters.increment(Counter.CONNECTIONS_STALLED);
             fail("no work completed for " + config.stallTimeoutSeconds() + " s with " + sendQueue.outstanding()
                     + " sends and writes and " + readScheduler.inFlight() + " READs outstanding: the peer stopped");
         }
+    }
+
+    /** @return true when nothing has completed for {@code stallTimeoutSeconds} (or since the close began) */
+    private boolean pastStallDeadline(long now) {
+        return now - lastProgressNanos > loop.stallTimeoutNanos();
     }
 
     private int pollCompletions(WorkCompletion[] completions) {

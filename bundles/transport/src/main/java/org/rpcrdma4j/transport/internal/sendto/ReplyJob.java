@@ -219,11 +219,6 @@ public final class ReplyJob implements PendingReply {
         return buffer;
     }
 
-    /** @return large buffers this reply holds (tests) */
-    int borrowedCount() {
-        return borrowedCount;
-    }
-
     /**
      * recycle() - the reply is finished (posted: its bytes are in registered memory; refused;
      * dropped; or abandoned): drop the reference to the RPC reply, give back the large buffers it

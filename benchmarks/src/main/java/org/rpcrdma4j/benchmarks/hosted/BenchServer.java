@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.RdmaHostedTransport;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
@@ -26,16 +27,24 @@ final class BenchServer implements AutoCloseable {
     private final HostServer host;
     private final RdmaHostedTransport rdma;
     private final OncRpcTcpTransport tcp;
+    private final int spinMicros;
 
-    private BenchServer(LoopbackFabric fabric, HostServer host, RdmaHostedTransport rdma, OncRpcTcpTransport tcp) {
+    private BenchServer(LoopbackFabric fabric, HostServer host, RdmaHostedTransport rdma, OncRpcTcpTransport tcp,
+            int spinMicros) {
+        this.spinMicros = spinMicros;
         this.fabric = fabric;
         this.host = host;
         this.rdma = rdma;
         this.tcp = tcp;
     }
 
-    /** start() - a server over {@value #RDMA} or {@value #TCP}. */
-    static BenchServer start(String transport) throws Exception {
+    /**
+     * start() - a server over {@value #RDMA} or {@value #TCP}.
+     *
+     * @param spinMicros RDMA: the transport's completionSpinMicros, and the spinMicros of the
+     *        clients {@link #connect} opens (0: both sleep as soon as they find nothing)
+     */
+    static BenchServer start(String transport, int spinMicros) throws Exception {
         HostServer host = new HostServer(HostServer.DEFAULT_WORKER_THREADS);
         host.addProgram(new OncRpcProgram(BenchProgram.PROGRAM, BenchProgram.VERSION), new BenchProgram());
         LoopbackFabric fabric = null;
@@ -45,15 +54,16 @@ final class BenchServer implements AutoCloseable {
                     fabric = LoopbackFabric.threaded();
                     RdmaHostedTransport rdma = RdmaHostedTransport.builder(fabric.provider())
                             .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                            .config(TransportConfig.builder().completionSpinMicros(spinMicros).build())
                             .build();
                     rdma.addBinding(BenchProgram.BINDING);
                     host.addTransport(rdma);
-                    return new BenchServer(fabric, host, rdma, null);
+                    return new BenchServer(fabric, host, rdma, null, spinMicros);
                 }
                 case TCP -> {
                     OncRpcTcpTransport tcp = new OncRpcTcpTransport("127.0.0.1", 0);
                     host.addTransport(tcp);
-                    return new BenchServer(null, host, null, tcp);
+                    return new BenchServer(null, host, null, tcp, spinMicros);
                 }
                 default -> throw new IllegalArgumentException("transport must be " + RDMA + " or " + TCP + ": " + transport);
             }
@@ -74,7 +84,7 @@ final class BenchServer implements AutoCloseable {
      * @param maxReply the longest whole RPC reply
      */
     RpcChannel connect(int maxInFlight, int maxCall, int maxReply) throws Exception {
-        return rdma != null ? RdmaChannel.connect(fabric.provider(), rdma.localAddress(), maxInFlight)
+        return rdma != null ? RdmaChannel.connect(fabric.provider(), rdma.localAddress(), maxInFlight, spinMicros)
                 : TcpChannel.connect(tcp.localAddress(), maxCall, maxReply);
     }
 

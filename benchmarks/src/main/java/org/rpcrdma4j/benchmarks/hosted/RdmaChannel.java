@@ -36,9 +36,12 @@ final class RdmaChannel implements RpcChannel {
      * connect() - connects and waits until established.
      *
      * @param maxInFlight the most calls one workload sends at once (the credits the client asks for)
+     * @param spinMicros how long the waiting caller polls before it sleeps (ClientConfig.spinMicros)
      */
-    static RdmaChannel connect(VerbsProvider provider, InetSocketAddress server, int maxInFlight) throws Exception {
-        ClientConfig config = ClientConfig.builder().maxCredits(Math.max(maxInFlight, 2)).progressThread(false).build();
+    static RdmaChannel connect(VerbsProvider provider, InetSocketAddress server, int maxInFlight, int spinMicros)
+            throws Exception {
+        ClientConfig config = ClientConfig.builder().maxCredits(Math.max(maxInFlight, 2)).progressThread(false)
+                .spinMicros(spinMicros).build();
         return new RdmaChannel(RpcRdmaClient.connect(provider, server, config), maxInFlight);
     }
 

@@ -27,6 +27,14 @@ public abstract class RoundTripBenchmark {
     @Param({BenchServer.RDMA, BenchServer.TCP})
     String transport;
 
+    /**
+     * RDMA only: the transport's completionSpinMicros and the client's spinMicros (how long the
+     * server's completion loop and the waiting caller keep polling before they sleep). 0, the
+     * default of both, sleeps at once; TCP rows ignore it.
+     */
+    @Param("0")
+    int spinMicros;
+
     BenchServer server;
     RpcChannel channel;
     Workload nullCall;
@@ -50,7 +58,7 @@ public abstract class RoundTripBenchmark {
         nullInFlight = Workload.nullCalls(IN_FLIGHT);
         echoInFlight = Workload.echoCalls(ECHO_BYTES, IN_FLIGHT);
         xid = ThreadLocalRandom.current().nextInt();
-        server = BenchServer.start(transport);
+        server = BenchServer.start(transport, spinMicros);
         try {
             channel = connect(server);
             check("setup");

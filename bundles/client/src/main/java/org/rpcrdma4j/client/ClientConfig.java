@@ -26,6 +26,7 @@ public final class ClientConfig {
     private final boolean advertisePrivateData;
     private final boolean enforceCredits;
     private final boolean progressThread;
+    private final int spinMicros;
     private final Duration connectTimeout;
     private final BackwardCallHandler backchannelHandler;
     private final int backchannelCredits;
@@ -41,6 +42,7 @@ public final class ClientConfig {
         advertisePrivateData = b.advertisePrivateData;
         enforceCredits = b.enforceCredits;
         progressThread = b.progressThread;
+        spinMicros = b.spinMicros;
         connectTimeout = b.connectTimeout;
     }
 
@@ -94,6 +96,14 @@ public final class ClientConfig {
         return progressThread;
     }
 
+    /**
+     * @return how long a thread making progress keeps polling the completion queue after finding
+     *         nothing, before it sleeps on the queue's notification, in microseconds (0: at once)
+     */
+    public int spinMicros() {
+        return spinMicros;
+    }
+
     /** @return how long address resolution may take, and the blocking connect waits */
     public Duration connectTimeout() {
         return connectTimeout;
@@ -117,7 +127,7 @@ public final class ClientConfig {
         return "ClientConfig[backchannelCredits=" + backchannelCredits + ", receive=" + receiveInlineSize + ", send=" + sendInlineSize + ", credits=" + maxCredits
                 + ", segment=" + maxSegmentLength + ", remoteInvalidation=" + remoteInvalidation
                 + ", privateData=" + advertisePrivateData + ", enforceCredits=" + enforceCredits
-                + ", progressThread=" + progressThread + ", connectTimeout=" + connectTimeout + "]";
+                + ", progressThread=" + progressThread + ", spinMicros=" + spinMicros + ", connectTimeout=" + connectTimeout + "]";
     }
 
     /** Builds a {@link ClientConfig}. Not thread-safe. */
@@ -130,6 +140,7 @@ public final class ClientConfig {
         private boolean advertisePrivateData = true;
         private boolean enforceCredits = true;
         private boolean progressThread;
+        private int spinMicros;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private BackwardCallHandler backchannelHandler;
         private int backchannelCredits;
@@ -241,6 +252,22 @@ public final class ClientConfig {
          */
         public Builder progressThread(boolean run) {
             this.progressThread = run;
+            return this;
+        }
+
+        /**
+         * @param micros how long the thread making progress (the progress thread, or a caller
+         *        waiting in {@link RpcRdmaClient#await}) keeps polling after finding nothing before
+         *        it sleeps on the completion queue's notification, 0..1000: a reply arriving within
+         *        it is taken without a wake-up, for up to this much CPU per wait; 0 (the default)
+         *        sleeps at once
+         * @return this builder
+         */
+        public Builder spinMicros(int micros) {
+            if (micros < 0 || micros > 1000) {
+                throw new IllegalArgumentException("spinMicros must be within 0..1000: " + micros);
+            }
+            this.spinMicros = micros;
             return this;
         }
 

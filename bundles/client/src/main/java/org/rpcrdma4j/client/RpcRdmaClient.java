@@ -73,6 +73,7 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final CompletableFuture<ConnectionParameters> established = new CompletableFuture<>();
     private final Thread progressThread;
+    private final long spinNanos;
     private volatile ClientSession session;
     private volatile CompletionProcessor processor;
     private volatile boolean closed;
@@ -82,6 +83,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         this.config = config;
         this.resources = resources;
         this.counters = counters;
+        this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.spinMicros());
         this.progressThread = config.progressThread() ? new Thread(this::runProgress, "rpcrdma4j-client") : null;
     }
 
@@ -432,6 +434,9 @@ public final class RpcRdmaClient implements AutoCloseable {
                 Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
                 return;
             }
+            if (spinNanos > 0 && spinForWork(Math.min(spinNanos, nanos))) {
+                return;
+            }
             resources.completionQueue().requestNotification();
             if (doWork() == 0) {
                 resources.completionQueue().awaitNotification(nanos, TimeUnit.NANOSECONDS);
@@ -439,6 +444,18 @@ public final class RpcRdmaClient implements AutoCloseable {
         } catch (VerbsException e) {
             breakConnection(new ClientClosedException("the completion queue failed", e));
         }
+    }
+
+    /** Polls for up to {@code nanos} (ClientConfig.spinMicros); true when a poll found work. */
+    private boolean spinForWork(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        do {
+            Thread.onSpinWait();
+            if (doWork() > 0) {
+                return true;
+            }
+        } while (!closed && System.nanoTime() - deadline < 0);
+        return false;
     }
 
     private void runProgress() {

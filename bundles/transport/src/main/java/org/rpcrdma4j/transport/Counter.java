@@ -136,6 +136,17 @@ public enum Counter {
      * count that keeps growing means more large replies are in flight than replyStagingBytes keeps.
      */
     LARGE_REPLY_BUFFERS_ALLOCATED,
+    /**
+     * Times a completion loop found no work and slept on its completion channel (each ended by a
+     * completion, a hand-in or the housekeeping timeout): a wake-up that a call arriving then pays.
+     */
+    LOOP_SLEEPS,
+    /**
+     * Times a completion loop found work while it kept polling for {@code completionSpinMicros}
+     * after an idle pass: a wake-up saved. With spinning on, hits against {@link #LOOP_SLEEPS} tell
+     * whether the spin is long enough for the gaps between a client's calls.
+     */
+    LOOP_SPIN_HITS,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

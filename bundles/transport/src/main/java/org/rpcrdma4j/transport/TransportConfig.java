@@ -19,6 +19,8 @@ public final class TransportConfig {
 
     /** Most completion loops a transport may run. */
     public static final int MAX_COMPLETION_LOOPS = 64;
+    /** Longest a completion loop may poll for work before it sleeps (completionSpinMicros). */
+    public static final int MAX_COMPLETION_SPIN_MICROS = 1000;
     /** Cap of the default number of completion loops (one per CPU). */
     public static final int DEFAULT_MAX_COMPLETION_LOOPS = 8;
     /** Bytes of READ sinks per loop, device and strategy when {@code readSinkCount} is 0 (the default): 24 MiB. */
@@ -42,6 +44,7 @@ public final class TransportConfig {
     private final int replyStagingBytes;
     private final int completionLoops;
     private final int stallTimeoutSeconds;
+    private final int completionSpinMicros;
     private final int maxConnections;
     private final int backchannelCredits;
     private final RpcRdmaLimits limits;
@@ -62,6 +65,7 @@ public final class TransportConfig {
         replyStagingBytes = b.replyStagingBytes;
         completionLoops = b.completionLoops;
         stallTimeoutSeconds = b.stallTimeoutSeconds;
+        completionSpinMicros = b.completionSpinMicros;
         maxConnections = b.maxConnections;
         limits = b.limits;
         if (receiveContexts < credits + backchannelCredits) {
@@ -182,6 +186,7 @@ public final class TransportConfig {
         b.replyStagingBytes = replyStagingBytes;
         b.completionLoops = completionLoops;
         b.stallTimeoutSeconds = stallTimeoutSeconds;
+        b.completionSpinMicros = completionSpinMicros;
         b.maxConnections = maxConnections;
         b.backchannelCredits = backchannelCredits;
         b.limits = limits;
@@ -196,6 +201,15 @@ public final class TransportConfig {
     /** @return how long posted work may go without completing before its connection is closed, in seconds */
     public int stallTimeoutSeconds() {
         return stallTimeoutSeconds;
+    }
+
+    /**
+     * @return how long a completion loop keeps polling its queues after a pass found nothing,
+     *         before it arms them and sleeps on its completion channel, in microseconds (default 0:
+     *         sleep at once)
+     */
+    public int completionSpinMicros() {
+        return completionSpinMicros;
     }
 
     /** @return the most connections served at once */
@@ -216,7 +230,8 @@ public final class TransportConfig {
                 + ", readSinkCount=" + readSinkCount + ", readSinkLength=" + readSinkLength
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
                 + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
-                + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", maxConnections=" + maxConnections
+                + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", completionSpinMicros=" + completionSpinMicros
+                + ", maxConnections=" + maxConnections
                 + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
@@ -236,6 +251,7 @@ public final class TransportConfig {
         private int replyStagingBytes = 24 << 20;
         private int completionLoops = defaultCompletionLoops();
         private int stallTimeoutSeconds = 30;
+        private int completionSpinMicros;
         private int maxConnections = 1024;
         private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
@@ -344,6 +360,18 @@ public final class TransportConfig {
          */
         public Builder stallTimeoutSeconds(int seconds) {
             stallTimeoutSeconds = range("stallTimeoutSeconds", seconds, 1, 3600);
+            return this;
+        }
+
+        /**
+         * @param micros how long a completion loop keeps polling after a pass found no work
+         *        before it sleeps on its completion channel, 0..{@value #MAX_COMPLETION_SPIN_MICROS}:
+         *        a call arriving within it is taken without a wake-up (which costs tens of
+         *        microseconds between CPUs), for up to this much CPU per idle gap; 0 sleeps at once
+         * @return this builder
+         */
+        public Builder completionSpinMicros(int micros) {
+            completionSpinMicros = range("completionSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
             return this;
         }
 

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * own queues), then drives every connection. Run on its own thread ({@link #run()}), the loop
  * sleeps on its {@link CompletionChannel} when a pass found nothing: arm every queue, drain once
  * more to close the race, then await a completion or a wake-up. An idle loop uses no CPU, and the
- * first call after a pause wakes it at once. A provider without a completion channel falls back
+ * first call after a pause wakes it at once. With completionSpinMicros set, the loop first keeps
+ * polling that long, so calls in quick succession are taken without a wake-up (a latency-for-CPU
+ * trade, off by default). A provider without a completion channel falls back
  * to spinning, yielding and parking (up to 250 us).
  *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
@@ -71,6 +73,7 @@ public final class CompletionLoop implements Runnable {
     private final AtomicBoolean awake = new AtomicBoolean(true);
     private int strategiesSeen = -1;
     private final long stallTimeoutNanos;
+    private final long spinNanos;
     /** The loop's clock, read once per pass. */
     private long now = System.nanoTime();
     private volatile Thread thread;
@@ -86,6 +89,7 @@ public final class CompletionLoop implements Runnable {
         this.channel = channel;
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
         this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
+        this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.completionSpinMicros());
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -241,12 +245,17 @@ public final class CompletionLoop implements Runnable {
                     idle = pollingBackoff(idle);
                     continue;
                 }
+                if (spinNanos > 0 && spinForWork()) {
+                    engine.counters().increment(Counter.LOOP_SPIN_HITS);
+                    continue;
+                }
                 armCompletionQueues();
                 awake.set(false);
                 if (doWork() > 0 || closed) {
                     awake.set(true);
                     continue;
                 }
+                engine.counters().increment(Counter.LOOP_SLEEPS);
                 int n = channel.await(fired, IDLE_AWAIT_MILLIS, TimeUnit.MILLISECONDS);
                 awake.set(true);
                 onFired(n);
@@ -269,6 +278,25 @@ public final class CompletionLoop implements Runnable {
             }
         }
         engine.onLoopEnded();
+    }
+
+    /**
+     * Keeps polling for up to completionSpinMicros (Aeron's busy-spin idle strategy, bounded): a
+     * call that arrives meanwhile is taken without the completion channel's wake-up, which costs
+     * an interrupt, an unpark and, between CPUs, tens of microseconds. An idle loop pays this
+     * once per idle gap, then sleeps.
+     *
+     * @return true when a pass found work
+     */
+    private boolean spinForWork() {
+        long deadline = System.nanoTime() + spinNanos;
+        do {
+            Thread.onSpinWait();
+            if (doWork() > 0) {
+                return true;
+            }
+        } while (!closed && now - deadline < 0);
+        return false;
     }
 
     private int pollingBackoff(int idle) {

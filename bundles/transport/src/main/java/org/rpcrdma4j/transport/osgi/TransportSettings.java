@@ -34,6 +34,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .replyStagingBytes(c.replyStagingBytes())
                 .completionLoops(c.completionLoops())
                 .stallTimeoutSeconds(c.stallTimeoutSeconds())
+                .completionSpinMicros(c.completionSpinMicros())
                 .maxConnections(c.maxConnections())
                 .backchannelCredits(c.backchannelCredits())
                 .limits(limits)

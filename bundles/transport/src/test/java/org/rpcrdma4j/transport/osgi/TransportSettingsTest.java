@@ -39,6 +39,7 @@ class TransportSettingsTest {
         assertEquals(64, s.transportConfig().credits());
         assertEquals(TransportConfig.defaultCompletionLoops(), s.transportConfig().completionLoops(), "0: one per CPU");
         assertEquals(30, s.transportConfig().stallTimeoutSeconds());
+        assertEquals(0, s.transportConfig().completionSpinMicros(), "0: a loop sleeps as soon as it finds no work");
         assertEquals(1024, s.transportConfig().maxConnections());
         assertEquals(2, s.transportConfig().backchannelCredits());
         assertEquals(0, s.transportConfig().readSinkCount(), "0: 24 MiB of sinks per loop");
@@ -54,7 +55,7 @@ class TransportSettingsTest {
                 Map.entry("replyStagingBytes", 1), Map.entry("maxReadChunks", 0), Map.entry("replyCacheEntries", -1),
                 Map.entry("replyCacheMaxReplyBytes", 1 << 21), Map.entry("bindAddress", ""), Map.entry("provider", " "),
                 Map.entry("completionLoops", 65), Map.entry("stallTimeoutSeconds", 0), Map.entry("maxConnections", 0),
-                Map.entry("backchannelCredits", 257),
+                Map.entry("backchannelCredits", 257), Map.entry("completionSpinMicros", 1001),
                 Map.entry("readSinkCount", -1));
         for (Map.Entry<String, Object> e : bad.entrySet()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
@@ -68,6 +69,7 @@ class TransportSettingsTest {
         TransportSettings base = TransportSettings.of(config(Map.of()));
         assertTrue(base.sameExceptStrategy(TransportSettings.of(config(Map.of("activeStrategy", "frmr")))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("credits", 32)))));
+        assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("completionSpinMicros", 20)))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("provider", "disni")))));
     }
 }

@@ -120,7 +120,7 @@ public final class DataProcedures {
         long offset = in.xdrDecodeLong();
         int count = in.xdrDecodeInt();
         int stable = in.xdrDecodeInt();
-        ByteBuffer data = Xdr3.decodeData(in, AttributeProcedures.IO_MAX);
+        ByteBuffer[] data = Xdr3.decodeData(in, AttributeProcedures.IO_MAX);
         if (stable < Nfs3.UNSTABLE || stable > Nfs3.FILE_SYNC) {
             throw Xdr3.garbage("stable_how " + stable);
         }
@@ -128,8 +128,9 @@ public final class DataProcedures {
             Target file = request.resolve(handle).requireWritable();
             return Procedure.attempt(() -> {
                 file.requireRegularFile();
-                if (count != data.remaining()) {
-                    throw new NfsException(Nfs3.NFS3ERR_INVAL, "count " + count + " but " + data.remaining() + " bytes");
+                long length = Xdr3.remaining(data);
+                if (count != length) {
+                    throw new NfsException(Nfs3.NFS3ERR_INVAL, "count " + count + " but " + length + " bytes");
                 }
                 if (offset < 0 || offset + count < 0) {
                     throw new NfsException(Nfs3.NFS3ERR_FBIG, "write beyond 2^63");
@@ -154,13 +155,16 @@ public final class DataProcedures {
         };
     }
 
-    private static void writeAt(OpenFiles files, Target file, long offset, ByteBuffer data, int stable)
+    /** Writes the payload's pieces (views of the call's memory) one after the other from {@code offset}. */
+    private static void writeAt(OpenFiles files, Target file, long offset, ByteBuffer[] data, int stable)
             throws NfsException, IOException {
         try (OpenFiles.Lease lease = files.openForWrite(file.path(), file.attributes())) {
             FileChannel channel = lease.channel();
             long position = offset;
-            while (data.hasRemaining()) {
-                position += channel.write(data, position);
+            for (ByteBuffer piece : data) {
+                while (piece.hasRemaining()) {
+                    position += channel.write(piece, position);
+                }
             }
             if (stable != Nfs3.UNSTABLE) {
                 // DATA_SYNC and FILE_SYNC alike: an fsync shared with the file's other stable

@@ -10,6 +10,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.ByteBufferArray;
 import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
@@ -151,24 +152,30 @@ public final class Xdr3 {
     }
 
     /**
-     * Reads a WRITE payload: opaque data of at most {@code max} bytes, as a read-only view of
-     * where the call was received, not a copy. Over RPC-over-RDMA that is the registered receive
-     * buffer or the READ sink the data was pulled into (direct memory, so FileChannel writes it
-     * without the JDK's bounce copy); over TCP, oncrpc4j's record buffer. The view is valid while
-     * the call is served: the procedures decode, run and reply within the dispatch, and both
-     * transports keep a call's bytes until then (rpcrdma4j releases the call once its reply is
-     * sent; oncrpc4j never disposes a record during its dispatch). A payload that spans several
-     * pieces of a composite buffer (a WRITE larger than one READ sink) is gathered into one
-     * buffer by Grizzly. Before: a 1 MiB WRITE allocated a 1 MiB byte[] (a humongous object for
-     * G1), copied the data into it, and the JDK copied it again into a direct buffer to write.
+     * Reads a WRITE payload: opaque data of at most {@code max} bytes, as read-only views of where
+     * the call was received, not a copy. Over RPC-over-RDMA that is the registered receive buffer
+     * and the READ sinks the data was pulled into (direct memory, so FileChannel writes it without
+     * the JDK's bounce copy); over TCP, oncrpc4j's record buffer. A payload larger than one READ
+     * sink spans several (a 1 MiB WRITE, four sinks of 256 KiB): it comes back as one view per
+     * piece, in order. The views are valid while the call is served: the procedures decode, run
+     * and reply within the dispatch, and both transports keep a call's bytes until then
+     * (rpcrdma4j releases the call once its reply is sent; oncrpc4j never disposes a record
+     * during its dispatch).
+     *
+     * <p>Before: a 1 MiB WRITE allocated a 1 MiB byte[] and the JDK copied it again into a direct
+     * buffer to write; then (ad95329) a payload within one piece became a view, but one spanning
+     * several pieces was still gathered into a new heap buffer by Grizzly's toByteBuffer (lab run
+     * 2026-12-03-2011: 254 MB in 22 s of 1 MiB sequential writes, all of the data).
+     *
+     * @return the payload's pieces: read-only, each positioned at 0, together {@code length} bytes
      */
-    public static ByteBuffer decodeData(XdrDecodingStream in, int max) throws IOException {
+    public static ByteBuffer[] decodeData(XdrDecodingStream in, int max) throws IOException {
         int length = in.xdrDecodeInt();
         if (length < 0 || length > max) {
             throw new GarbageArguments("data of " + length + " bytes, at most " + max);
         }
         if (!(in instanceof Xdr)) {
-            return ByteBuffer.wrap(in.xdrDecodeOpaque(length));
+            return new ByteBuffer[] {ByteBuffer.wrap(in.xdrDecodeOpaque(length))};
         }
         Buffer buffer = ((Xdr) in).asBuffer();
         int start = buffer.position();
@@ -176,8 +183,35 @@ public final class Xdr3 {
         if (buffer.remaining() < padded) {
             throw new GarbageArguments("data of " + length + " bytes, but " + buffer.remaining() + " bytes left in the call");
         }
-        ByteBuffer view = buffer.toByteBuffer(start, start + length).slice().asReadOnlyBuffer();
+        ByteBuffer[] views;
+        if (length == 0) {
+            views = new ByteBuffer[] {ByteBuffer.allocate(0).asReadOnlyBuffer()};
+        } else {
+            // toByteBufferArray sets the position and limit of the buffer's own pieces; restore()
+            // puts them back, so the views are sliced first.
+            ByteBufferArray pieces = buffer.toByteBufferArray(start, start + length);
+            try {
+                ByteBuffer[] array = pieces.getArray();
+                int n = pieces.size();
+                views = new ByteBuffer[n];
+                for (int i = 0; i < n; i++) {
+                    views[i] = array[i].slice().asReadOnlyBuffer();
+                }
+            } finally {
+                pieces.restore();
+                pieces.recycle();
+            }
+        }
         buffer.position(start + padded);
-        return view;
+        return views;
+    }
+
+    /** @return the bytes the pieces hold together */
+    public static long remaining(ByteBuffer[] pieces) {
+        long n = 0;
+        for (ByteBuffer piece : pieces) {
+            n += piece.remaining();
+        }
+        return n;
     }
 }

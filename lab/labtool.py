@@ -457,7 +457,10 @@ def report(args):
     w("## Warm-up")
     w("")
     w("Before its measured runs each server gets slices of all four workloads (4 s each, one fio process) until the JIT "
-      "compiler threads used under 5 %% of one vCPU during a slice, at most %s s; knfsd (no JIT) gets one slice." %
+      "compiler threads used under 5 %% of one vCPU during a slice, at most %s s; knfsd (no JIT) gets one slice. Our RDMA "
+      "server's two strategies share one warm-up per fabric (*our RDMA*), its slices alternating lkey and frmr, and "
+      "are then measured in interleaved rounds on one mount (lkey's four workloads, a switch in place, frmr's, and "
+      "again), so both meet the JIT in the same state." %
       meta.get("warm_max", "150"))
     w("")
     w("| server | slices | seconds | JIT in the last slice (of one vCPU) |")

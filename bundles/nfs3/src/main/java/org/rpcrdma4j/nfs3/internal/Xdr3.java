@@ -185,7 +185,7 @@ public final class Xdr3 {
         }
         ByteBuffer[] views;
         if (length == 0) {
-            views = new ByteBuffer[] {ByteBuffer.allocate(0).asReadOnlyBuffer()};
+            views = new ByteBuffer[] {buffer.toByteBuffer(start, start).slice().asReadOnlyBuffer()};
         } else {
             // toByteBufferArray sets the position and limit of the buffer's own pieces; restore()
             // puts them back, so the views are sliced first.

@@ -236,7 +236,14 @@ def report(args):
       "wider than on a quiet host) |" % (meta.get("host_cpu", "?"), meta.get("host_load", "?")))
     w("| guest | kernel %s, %s vCPU, %s MiB, %s |" % (info.get("kernel", "?"), info.get("cpus", "?"), info.get("mem_mib", "?"),
                                                      info.get("cpu", "?")))
-    w("| guest Java | %s; our server runs with a flight recording (settings=profile) |" % info.get("java", "?"))
+    if meta.get("server_jit", "tiered") == "c1":
+        jit = ("**C1 only** (`LAB_SERVER_JIT=c1`, -XX:TieredStopAtLevel=1): C1's optimized code without profiling "
+               "and without C2, which under a software CPU keeps compiling for about 20 minutes of the JVM's life; "
+               "its code is slower than C2's, so knfsd is compared with a handicapped JVM, our TCP and RDMA servers "
+               "with each other fairly (one JVM serves both)")
+    else:
+        jit = "tiered compilation (C1, then C2: HotSpot's default, `LAB_SERVER_JIT=tiered`)"
+    w("| guest Java | %s; our server runs with a flight recording (settings=profile); JIT: %s |" % (info.get("java", "?"), jit))
     crashes = [r[2] for r in recs if r[0] == "info" and r[1] == "karaf-crash"]
     w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
     w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), 1 on siw; 64 MiB file, direct I/O, "

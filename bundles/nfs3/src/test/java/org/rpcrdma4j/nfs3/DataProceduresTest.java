@@ -8,9 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rpcrdma4j.nfs3.support.NfsClient.assertStatus;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.nfs3.internal.DataProcedures;
 import org.rpcrdma4j.nfs3.support.NfsReply;
 import org.rpcrdma4j.nfs3.support.ServerTestBase;
 import org.rpcrdma4j.nfs3.support.XdrReader;
@@ -48,11 +52,30 @@ class DataProceduresTest extends ServerTestBase {
         System.arraycopy(data, 1000, slice, 0, 10);
         assertArrayEquals(slice, middle.readOpaque());
 
+        XdrReader toTheEnd = client.read(file, data.length - 3, 3).reader();
+        toTheEnd.readInt();
+        toTheEnd.readPostOpAttr();
+        assertEquals(3, toTheEnd.readInt());
+        assertTrue(toTheEnd.readBool(), "eof for a range that ends exactly at the end of the file");
+
         XdrReader beyond = client.read(file, 1 << 20, 10).reader();
         beyond.readInt();
         beyond.readPostOpAttr();
         assertEquals(0, beyond.readInt());
         assertTrue(beyond.readBool(), "eof beyond the end");
+    }
+
+    @Test
+    void endOfFileIsDecidedByTheFileWhenTheSizeSeenIsReachedOrStale() throws IOException {
+        Path path = exportDir.resolve("grown");
+        Files.write(path, new byte[8192]);
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            assertFalse(DataProcedures.endsAt(channel, 4096, 8192), "a range ending below the size seen");
+            assertTrue(DataProcedures.endsAt(channel, 8192, 8192), "a range ending at the size seen and the file's");
+            assertFalse(DataProcedures.endsAt(channel, 6000, 4096),
+                    "the file grew past the size seen: the file's own size says there is more");
+            assertTrue(DataProcedures.endsAt(channel, 9000, 4096), "past the end of both");
+        }
     }
 
     @Test

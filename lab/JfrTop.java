@@ -25,7 +25,10 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code leaf label count frame} (top 8 executing methods by CPU samples),
  * {@code own label count frame} (top 5 by the first frame in org.rpcrdma4j or org.dcache),
  * {@code thread label count name} (top 5 sampled threads),
- * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK).
+ * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK);
+ * and per recording, whatever the windows, the JIT's cumulative work as HotSpot reports it about
+ * once a second (jdk.CompilerStatistics): {@code compstat recording epochSeconds totalCompileMillis
+ * compilations}, from which the report tells when compilation settled.
  */
 public final class JfrTop {
     private record Window(String label, long startNs, long endNs) {
@@ -65,10 +68,18 @@ public final class JfrTop {
 
     /** Adds one recording's events to the windows they fall in; a damaged recording counts up to the damage. */
     private static void read(String file, List<Window> windows, Map<String, Acc> byLabel) {
+        String name = Path.of(file).getFileName().toString();
+        StringBuilder compstat = new StringBuilder();
         try (RecordingFile rf = new RecordingFile(Path.of(file))) {
             while (rf.hasMoreEvents()) {
                 RecordedEvent ev = rf.readEvent();
                 String type = ev.getEventType().getName();
+                if (type.equals("jdk.CompilerStatistics")) {
+                    compstat.append(String.format("compstat\t%s\t%.3f\t%d\t%d%n", name,
+                            ev.getStartTime().getEpochSecond() + ev.getStartTime().getNano() / 1e9,
+                            ev.getDuration("totalTimeSpent").toMillis(), ev.getInt("compileCount")));
+                    continue;
+                }
                 if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.ObjectAllocationSample")
                         && !type.equals("jdk.Compilation")) {
                     continue;
@@ -83,6 +94,7 @@ public final class JfrTop {
         } catch (IOException e) {
             System.err.println("JfrTop: " + file + ": " + e.getMessage());
         }
+        System.out.print(compstat);
     }
 
     private static void add(Acc a, String type, RecordedEvent ev) {

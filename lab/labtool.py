@@ -167,16 +167,66 @@ def run_jfr(meta, rdir, windows):
     if p.returncode != 0:
         return None, "JfrTop failed: %s" % p.stderr.strip()[-300:]
     out = {}
+    compstat = {}
     for line in p.stdout.splitlines():
         f = line.split("\t")
         if len(f) < 4:
+            continue
+        if f[0] == "compstat":
+            try:
+                compstat.setdefault(f[1], []).append((float(f[2]), int(f[3]), int(f[4])))
+            except (ValueError, IndexError):
+                pass
             continue
         d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "alloc": []})
         if f[0] == "window":
             d["seconds"], d["samples"], d["allocated"], d["compilations"] = float(f[2]), int(f[3]), int(f[4]), int(f[5])
         else:
             d[f[0]].append((int(f[2]), f[3]))
+    out["_compstat"] = compstat
     return out, "%d recording(s): %s" % (len(files), ", ".join(os.path.basename(x) for x in files))
+
+
+SETTLED_PCT = 5.0  # the warm-up's own bound: the JIT under 5 % of one vCPU
+
+
+def compile_timeline(series, spans, until=None, bucket=120):
+    """The JIT's work per bucket of one JVM's life from its jdk.CompilerStatistics series
+    [(epoch s, cumulative compile ms, cumulative compilations)], with what ran then (spans:
+    [(start, end, what)]). Returns (rows, settled): rows of (minute, compile s, % of one vCPU,
+    compilations, what), and the minute from which every later bucket that starts before
+    `until` (the end of the last measured run; None: the whole recording) stayed under
+    SETTLED_PCT (None when the last one did not)."""
+    series = sorted(series)
+    if len(series) < 2:
+        return [], None
+    t0 = series[0][0]
+    rows = []
+    i = 0
+    start = t0
+    while start < series[-1][0]:
+        end = start + bucket
+        first = series[i]
+        j = i
+        while j + 1 < len(series) and series[j + 1][0] <= end:
+            j += 1
+        last = series[j]
+        secs = max(last[0] - first[0], 1e-9)
+        ms, n = last[1] - first[1], last[2] - first[2]
+        what = sorted(set(w for a, b, w in spans if a < end and b > start))
+        rows.append(((start - t0) / 60, ms / 1000.0, 100.0 * ms / 1000.0 / secs if last[0] > first[0] else 0.0, n,
+                     ", ".join(what)))
+        if j + 1 >= len(series):
+            break
+        i, start = j, end
+    settled = None
+    for r in reversed(rows):
+        if until is not None and t0 + r[0] * 60 >= until:
+            continue
+        if r[2] >= SETTLED_PCT:
+            break
+        settled = r[0]
+    return rows, settled
 
 
 def report(args):
@@ -499,6 +549,44 @@ def report(args):
         if not r[1].startswith("knfsd"):
             windows.append((r[1] + "/idle", r[2], r[3]))
     jfr, jfr_note = run_jfr(meta, rdir, windows)
+    compstat = (jfr or {}).pop("_compstat", {})
+    w("## Compilation over the JVM's life (JFR)")
+    w("")
+    if not compstat:
+        w("No jdk.CompilerStatistics in the recordings: %s." % jfr_note)
+    else:
+        spans = []
+        for r in warms:
+            if not r[1].startswith("knfsd"):
+                try:
+                    spans.append((float(r[3]), float(r[4]), "%s warm-up" % label(r[1]).replace("our ", "")))
+                except (ValueError, IndexError):
+                    pass
+        for name, a, b in windows:
+            spans.append((float(a), float(b), label(name.split("/")[0]).replace("our ", "") + " measured"))
+        w("HotSpot's own count of its compile time (jdk.CompilerStatistics, about once a second), per %d-minute "
+          "slice of each server JVM's recording, with what ran then. *settled*: from that minute until its last "
+          "measured run every slice stayed under %.0f %% of one vCPU, the warm-up's bound; the JIT setting is in the header (*guest Java*). "
+          "Compile time is the compiler threads' time, so it is also CPU the server did not get." % (2, SETTLED_PCT))
+        for rec_name in sorted(compstat):
+            series = compstat[rec_name]
+            a, b = min(x[0] for x in series), max(x[0] for x in series)
+            ends = [float(e) for _, s_, e in windows if a <= float(s_) <= b]
+            rows, settled = compile_timeline(series, spans, max(ends) if ends else None)
+            if not rows:
+                continue
+            total = sum(r[1] for r in rows)
+            w("")
+            w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
+                rec_name, total, rows[-1][0] + 2, ("settled at minute %.0f" % settled if settled is not None
+                                                   else "**not settled** before its last measured run ended")
+                if ends else "no measured run in it"))
+            w("")
+            w("| minute | compile s | of one vCPU | compilations | what ran |")
+            w("|---:|---:|---:|---:|---|")
+            for r in rows:
+                w("| %.0f | %.1f | %.0f %% | %d | %s |" % (r[0], r[1], r[2], r[3], r[4] or "—"))
+    w("")
     w("## Where our server's time goes (JFR)")
     w("")
     if not jfr:

@@ -503,21 +503,26 @@ def report(args):
     w("")
     w("Of one vCPU, over the window: the server's threads, of them the JIT compiler's and the flight recorder's "
       "(JFR, the lab's own profiler: not part of the server), and what is left, the server's own idle cost "
-      "(the figure issue #13's 'under 1 %' is about). Runs before the JFR column existed show —.")
+      "(the figure issue #13's 'under 1 %' is about). *rpcrdma4j threads*: of that, our own threads (named "
+      "rpcrdma4j-*: the transports' completion loops and acceptors, the NFS workers, the TCP service); the rest is "
+      "the container (Karaf's fileinstall polling etc/ and deploy/ every second, its lock monitor) and HotSpot's "
+      "housekeeping (GC, monitor deflation, periodic tasks). Runs before a column existed show —.")
     w("")
-    w("| server | guest busy (of all vCPUs) | server threads | JIT | JFR | server without JIT and JFR |")
-    w("|---|---:|---:|---:|---:|---:|")
+    w("| server | guest busy (of all vCPUs) | server threads | JIT | JFR | server without JIT and JFR | rpcrdma4j threads |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
     for r in idles:
         try:
             secs = float(r[3]) - float(r[2])
             gb, ga, srv, jit = [float(x) for x in r[4:8]]
             jfr = float(r[9]) if len(r) > 9 and r[9] != "" else None
+            own = float(r[11]) if len(r) > 11 and r[11] != "" else None
             pct = lambda v: "%.1f %%" % (100 * v / hz / secs)
             knfsd = r[1].startswith("knfsd")
-            w("| %s | %.1f %% | %s | %s | %s | %s |" % (
+            w("| %s | %.1f %% | %s | %s | %s | %s | %s |" % (
                 label(r[1]), 100 * gb / ga if ga else 0, pct(srv), "—" if knfsd else pct(jit),
                 "—" if knfsd or jfr is None else pct(jfr),
-                pct(srv) if knfsd else ("—" if jfr is None else "%.2f %%" % (100 * (srv - jit - jfr) / hz / secs))))
+                pct(srv) if knfsd else ("—" if jfr is None else "%.2f %%" % (100 * (srv - jit - jfr) / hz / secs)),
+                "—" if knfsd or own is None else "%.2f %%" % (100 * own / hz / secs)))
         except (ValueError, IndexError):
             pass
     w("")

@@ -120,6 +120,7 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void addStrategy(RegistrationStrategy strategy) {
         engine.strategies().add(strategy);
+        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /**
@@ -131,6 +132,7 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void removeStrategy(RegistrationStrategy strategy) {
         engine.strategies().remove(strategy);
+        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /**
@@ -142,6 +144,7 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void activateStrategy(String name) {
         engine.strategies().activate(name);
+        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /** @return the active strategy, or null when none is registered */

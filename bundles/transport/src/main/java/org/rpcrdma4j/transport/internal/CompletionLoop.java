@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * own queues), then drives every connection. Run on its own thread ({@link #run()}), the loop
  * sleeps on its {@link CompletionChannel} when a pass found nothing: arm every queue, drain once
  * more to close the race, then await a completion or a wake-up. An idle loop uses no CPU, and the
- * first call after a pause wakes it at once. With completionSpinMicros set, the loop first keeps
+ * first call after a pause wakes it at once; it wakes on its own once a second only while a stall
+ * or close deadline runs, else every 10 s. With completionSpinMicros set, the loop first keeps
  * polling that long, so calls in quick succession are taken without a wake-up (a latency-for-CPU
  * trade, off by default). A provider without a completion channel falls back
  * to spinning, yielding and parking (up to 250 us).
@@ -55,8 +56,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class CompletionLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
-    /** Longest sleep: the loop's housekeeping (deadlines, idle pools) runs at least this often. */
+    /** Longest sleep while a deadline runs (a connection with work outstanding, or closing). */
     static final long IDLE_AWAIT_MILLIS = 1000;
+    /**
+     * Longest sleep with no deadline running: every event the loop serves (a completion, a hand-in,
+     * a released call, a strategy change, the close) wakes it, so this bound only limits how long
+     * a thread interrupt (which a native wait does not see) goes unnoticed.
+     */
+    static final long QUIET_AWAIT_MILLIS = 10_000;
     private static final long MAX_POLLING_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
 
     private final int index;
@@ -256,7 +263,8 @@ public final class CompletionLoop implements Runnable {
                     continue;
                 }
                 engine.counters().increment(Counter.LOOP_SLEEPS);
-                int n = channel.await(fired, IDLE_AWAIT_MILLIS, TimeUnit.MILLISECONDS);
+                int n = channel.await(fired, hasDeadline() ? IDLE_AWAIT_MILLIS : QUIET_AWAIT_MILLIS,
+                        TimeUnit.MILLISECONDS);
                 awake.set(true);
                 onFired(n);
             } catch (InterruptedException e) {
@@ -278,6 +286,16 @@ public final class CompletionLoop implements Runnable {
             }
         }
         engine.onLoopEnded();
+    }
+
+    /** @return whether a connection of this loop needs the loop to wake on its own (see ConnectionState.hasDeadline) */
+    private boolean hasDeadline() {
+        for (int i = 0; i < connections.size(); i++) {
+            if (connections.get(i).hasDeadline()) {
+                return true;
+            }
+        }
+        return engine.isCloseRequested();
     }
 
     /**

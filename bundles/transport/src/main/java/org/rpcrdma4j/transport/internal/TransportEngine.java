@@ -348,6 +348,16 @@ public final class TransportEngine implements ConnectionEventHandler {
         connectionManager.wakeup();
     }
 
+    /**
+     * wakeLoops() - end every loop's sleep, so each runs a pass now (a strategy was added,
+     * removed or activated: its pools are retired on the loops' next pass). Any thread.
+     */
+    public void wakeLoops() {
+        for (CompletionLoop loop : loops) {
+            loop.wakeup();
+        }
+    }
+
     /** onLoopEnded() - a loop's thread is done: the acceptor may now finish the close. Any loop. */
     void onLoopEnded() {
         connectionManager.wakeup();

@@ -21,12 +21,17 @@ import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.transport.spi.SinkPool;
+import org.rpcrdma4j.transport.spi.SinkPoolParameters;
+import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
  * CompletionSpinTest - completionSpinMicros on the transport's own loop thread (as in Karaf): a
  * client's back-to-back calls are taken while the loop keeps polling (counted as spin hits), and
- * the spin is bounded: once the calls stop, the loop sleeps on its completion channel.
+ * the spin is bounded: once the calls stop, the loop sleeps on its completion channel, and with
+ * nothing outstanding it stays asleep until an event wakes it.
  */
 class CompletionSpinTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -98,6 +103,37 @@ class CompletionSpinTest {
         assertEquals(0, rdma.statistics().get(Counter.LOOP_SPIN_HITS), "no spin, no hits");
         assertTrue(rdma.statistics().get(Counter.LOOP_SLEEPS) > 0, "the loop slept between calls");
         assertLoopSleeps();
+    }
+
+    @Test
+    void aQuietConnectionLetsTheLoopSleepUntilSomethingHappens() throws Exception {
+        start(0);
+        echoBackToBack();
+        assertLoopSleeps();
+        long sleeps = rdma.statistics().get(Counter.LOOP_SLEEPS);
+        // Nothing outstanding, no deadline running: each wake-up would count one more sleep (the
+        // loop used to wake every second for its housekeeping; now it sleeps up to 10 s).
+        Thread.sleep(2500);
+        assertEquals(sleeps, rdma.statistics().get(Counter.LOOP_SLEEPS), "the quiet loop woke on its own");
+        // A strategy change is an event: the loop wakes for it (to retire pools) and sleeps again.
+        rdma.addStrategy(new RegistrationStrategy() {
+            @Override
+            public String name() {
+                return "unused";
+            }
+
+            @Override
+            public SinkPool createSinkPool(ProtectionDomain pd, SinkPoolParameters parameters) {
+                throw new UnsupportedOperationException("inline calls need no READ sinks");
+            }
+        });
+        // Within 5 s: less than the 10 s the quiet loop would sleep before waking on its own.
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (rdma.statistics().get(Counter.LOOP_SLEEPS) == sleeps && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertTrue(rdma.statistics().get(Counter.LOOP_SLEEPS) > sleeps, "the strategy change did not wake the loop");
+        echoBackToBack(); // and it still serves
     }
 
     /** The loop thread reaches its completion channel's wait (parked), not polling for ever. */

@@ -634,6 +634,19 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     /** @return true once closed and every call handed out has been released */
+    /**
+     * hasDeadline() - whether the loop must wake on its own for this connection. Only the stall
+     * and close deadlines ({@link #checkStalled}) are timed, and they run only while requests are
+     * outstanding, a READ is in flight, or the connection is not yet or no longer established; a
+     * quiet established connection waits for nothing but its peer and its workers, and both wake
+     * the loop. On the loop thread.
+     */
+    public boolean hasDeadline() {
+        assert loop.inLoop() : "hasDeadline() off the loop thread";
+        return phase != ESTABLISHED || closeRequested || workerPostFailure != null || sendQueue.outstanding() > 0
+                || readScheduler.inFlight() > 0;
+    }
+
     public boolean isRemovable() {
         return phase == CLOSED && receivePool.held() == 0;
     }

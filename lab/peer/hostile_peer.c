@@ -564,8 +564,14 @@ static int fresh_client_served(void)
 		return 0;
 	}
 	ok = null_answered(p);
-	if (!ok)
+	if (!ok) {
 		diag("a fresh client's NULL call was not answered within %d ms", timeout_ms);
+		fflush(stdout);
+		/* While the unanswered client is still connected: what the server and the device do now. */
+		const char *hook = getenv("HOSTILE_PEER_ON_UNSERVED");
+		if (hook && *hook && system(hook) != 0)
+			diag("HOSTILE_PEER_ON_UNSERVED failed");
+	}
 	peer_destroy(p, 1);
 	return ok;
 }

@@ -633,7 +633,6 @@ public final class ConnectionState implements RdmaConnection {
         }
     }
 
-    /** @return true once closed and every call handed out has been released */
     /**
      * hasDeadline() - whether the loop must wake on its own for this connection. Only the stall
      * and close deadlines ({@link #checkStalled}) are timed, and they run only while requests are
@@ -647,6 +646,7 @@ public final class ConnectionState implements RdmaConnection {
                 || readScheduler.inFlight() > 0;
     }
 
+    /** @return true once closed and every call handed out has been released */
     public boolean isRemovable() {
         return phase == CLOSED && receivePool.held() == 0;
     }

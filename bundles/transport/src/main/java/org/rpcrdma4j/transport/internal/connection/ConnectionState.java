@@ -299,7 +299,7 @@ public final class ConnectionState implements RdmaConnection {
         }
         if (phase < CLOSING) {
             work += postReceives();
-        } else if (receivePool.posted() == 0 && sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0) {
+        } else if (receivePool.posted() == 0 && !requestsOutstanding()) {
             tearDown();
             work++;
         } else if (pastStallDeadline(loop.now())) {
@@ -341,8 +341,7 @@ public final class ConnectionState implements RdmaConnection {
      */
     private void checkStalled(int completed) {
         long now = loop.now();
-        if (completed > 0 || (sendQueue.outstanding() == 0 && readScheduler.inFlight() == 0
-                && (phase < CLOSING || receivePool.posted() == 0))) {
+        if (completed > 0 || (!requestsOutstanding() && (phase < CLOSING || receivePool.posted() == 0))) {
             lastProgressNanos = now;
             return;
         }
@@ -642,8 +641,12 @@ public final class ConnectionState implements RdmaConnection {
      */
     public boolean hasDeadline() {
         assert loop.inLoop() : "hasDeadline() off the loop thread";
-        return phase != ESTABLISHED || closeRequested || workerPostFailure != null || sendQueue.outstanding() > 0
-                || readScheduler.inFlight() > 0;
+        return phase != ESTABLISHED || closeRequested || workerPostFailure != null || requestsOutstanding();
+    }
+
+    /** @return true while send-queue requests (SENDs, WRITEs, READ chains) or READs await their completions */
+    private boolean requestsOutstanding() {
+        return sendQueue.outstanding() > 0 || readScheduler.inFlight() > 0;
     }
 
     /** @return true once closed and every call handed out has been released */

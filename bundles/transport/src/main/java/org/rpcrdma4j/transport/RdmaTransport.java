@@ -120,7 +120,6 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void addStrategy(RegistrationStrategy strategy) {
         engine.strategies().add(strategy);
-        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /**
@@ -132,7 +131,6 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void removeStrategy(RegistrationStrategy strategy) {
         engine.strategies().remove(strategy);
-        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /**
@@ -144,7 +142,6 @@ public final class RdmaTransport implements AutoCloseable {
      */
     public void activateStrategy(String name) {
         engine.strategies().activate(name);
-        engine.wakeLoops(); // an idle loop sleeps until woken: let each see the change now
     }
 
     /** @return the active strategy, or null when none is registered */

@@ -58,7 +58,8 @@ public final class TransportEngine implements ConnectionEventHandler {
     private final ListeningEndpoint listener;
     private final Counters counters = new Counters(null);
     private final CompletionLoop[] loops;
-    private final StrategyRegistry strategies = new StrategyRegistry();
+    /** Its changes wake the loops: an idle loop sleeps until woken, and retires removed strategies' pools. */
+    private final StrategyRegistry strategies = new StrategyRegistry(this::wakeLoops);
     private final AtomicInteger repliesInTransit = new AtomicInteger();
     /** Buffers for replies that outgrow a pending reply's own; idle ones bounded by replyStagingBytes. */
     private final LargeReplyBuffers largeReplyBuffers;
@@ -349,10 +350,10 @@ public final class TransportEngine implements ConnectionEventHandler {
     }
 
     /**
-     * wakeLoops() - end every loop's sleep, so each runs a pass now (a strategy was added,
-     * removed or activated: its pools are retired on the loops' next pass). Any thread.
+     * wakeLoops() - end every loop's sleep, so each runs a pass now (the set of strategies changed:
+     * a removed one's pools are retired on the loops' next pass). Any thread.
      */
-    public void wakeLoops() {
+    private void wakeLoops() {
         for (CompletionLoop loop : loops) {
             loop.wakeup();
         }

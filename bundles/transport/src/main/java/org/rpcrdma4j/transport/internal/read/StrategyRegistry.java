@@ -16,8 +16,15 @@ import org.rpcrdma4j.transport.spi.RegistrationStrategy;
  */
 public final class StrategyRegistry {
     private final CopyOnWriteArrayList<RegistrationStrategy> registered = new CopyOnWriteArrayList<>();
+    /** Told after every {@link #version()} change (the completion loops, which sleep until woken); must not block. */
+    private final Runnable onChange;
     private volatile RegistrationStrategy active;
     private volatile int version;
+
+    /** @param onChange run after a strategy was added or removed, on the caller's thread; must not block */
+    public StrategyRegistry(Runnable onChange) {
+        this.onChange = Objects.requireNonNull(onChange, "onChange");
+    }
 
     /** @param strategy a strategy to offer; adding it twice does nothing */
     public synchronized void add(RegistrationStrategy strategy) {
@@ -27,6 +34,7 @@ public final class StrategyRegistry {
                 active = strategy;
             }
             version++;
+            onChange.run();
         }
     }
 
@@ -37,6 +45,7 @@ public final class StrategyRegistry {
                 active = registered.isEmpty() ? null : registered.get(0);
             }
             version++;
+            onChange.run();
         }
     }
 

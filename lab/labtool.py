@@ -128,6 +128,11 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
+def opt_field(r, i):
+    """A record's numeric field i, or None for records written before the field existed."""
+    return float(r[i]) if len(r) > i and r[i] != "" else None
+
+
 def ratio(a, b):
     return "" if a is None or b in (None, 0) else "%.2f×" % (a / b)
 
@@ -188,9 +193,10 @@ def run_jfr(meta, rdir, windows):
 
 
 SETTLED_PCT = 5.0  # the warm-up's own bound: the JIT under 5 % of one vCPU
+COMPILE_SLICE_S = 120  # the compile timeline's slice
 
 
-def compile_timeline(series, spans, until=None, bucket=120):
+def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S):
     """The JIT's work per bucket of one JVM's life from its jdk.CompilerStatistics series
     [(epoch s, cumulative compile ms, cumulative compilations)], with what ran then (spans:
     [(start, end, what)]). Returns (rows, settled): rows of (minute, compile s, % of one vCPU,
@@ -211,10 +217,10 @@ def compile_timeline(series, spans, until=None, bucket=120):
         while j + 1 < len(series) and series[j + 1][0] <= end:
             j += 1
         last = series[j]
-        secs = max(last[0] - first[0], 1e-9)
+        secs = last[0] - first[0]
         ms, n = last[1] - first[1], last[2] - first[2]
         what = sorted(set(w for a, b, w in spans if a < end and b > start))
-        rows.append(((start - t0) / 60, ms / 1000.0, 100.0 * ms / 1000.0 / secs if last[0] > first[0] else 0.0, n,
+        rows.append(((start - t0) / 60, ms / 1000.0, 100.0 * ms / 1000.0 / secs if secs > 0 else 0.0, n,
                      ", ".join(what)))
         if j + 1 >= len(series):
             break
@@ -387,7 +393,8 @@ def report(args):
                     n["secs"] = float(r[7]) - float(r[6])
                     n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [float(x) / hz for x in r[8:13]]
                     # the server threads' system time (runs before 2026-12-04 did not record it)
-                    n["sys"] = float(r[14]) / hz if len(r) > 14 and r[14] != "" else None
+                    sys_ticks = opt_field(r, 14)
+                    n["sys"] = None if sys_ticks is None else sys_ticks / hz
                 except (ValueError, IndexError):
                     n["secs"] = None
                 out.append(n)
@@ -514,8 +521,7 @@ def report(args):
         try:
             secs = float(r[3]) - float(r[2])
             gb, ga, srv, jit = [float(x) for x in r[4:8]]
-            jfr = float(r[9]) if len(r) > 9 and r[9] != "" else None
-            own = float(r[11]) if len(r) > 11 and r[11] != "" else None
+            jfr, own = opt_field(r, 9), opt_field(r, 11)
             pct = lambda v: "%.1f %%" % (100 * v / hz / secs)
             knfsd = r[1].startswith("knfsd")
             w("| %s | %.1f %% | %s | %s | %s | %s | %s |" % (
@@ -572,7 +578,8 @@ def report(args):
         w("HotSpot's own count of its compile time (jdk.CompilerStatistics, about once a second), per %d-minute "
           "slice of each server JVM's recording, with what ran then. *settled*: from that minute until its last "
           "measured run every slice stayed under %.0f %% of one vCPU, the warm-up's bound; the JIT setting is in the header (*guest Java*). "
-          "Compile time is the compiler threads' time, so it is also CPU the server did not get." % (2, SETTLED_PCT))
+          "Compile time is the compiler threads' time, so it is also CPU the server did not get." % (
+              COMPILE_SLICE_S // 60, SETTLED_PCT))
         for rec_name in sorted(compstat):
             series = compstat[rec_name]
             a, b = min(x[0] for x in series), max(x[0] for x in series)
@@ -583,7 +590,7 @@ def report(args):
             total = sum(r[1] for r in rows)
             w("")
             w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
-                rec_name, total, rows[-1][0] + 2, ("settled at minute %.0f" % settled if settled is not None
+                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60, ("settled at minute %.0f" % settled if settled is not None
                                                    else "**not settled** before its last measured run ended")
                 if ends else "no measured run in it"))
             w("")

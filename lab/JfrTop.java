@@ -10,6 +10,7 @@ import java.util.Map;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
@@ -28,7 +29,12 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK);
  * and per recording, whatever the windows, the JIT's cumulative work as HotSpot reports it about
  * once a second (jdk.CompilerStatistics): {@code compstat recording epochSeconds totalCompileMillis
- * compilations}, from which the report tells when compilation settled.
+ * compilations}, from which the report tells when compilation settled; and every compilation the
+ * recording kept (jdk.Compilation, over its threshold: 100 ms in settings=profile) and every
+ * deoptimization (jdk.Deoptimization), whatever the windows, so that the report can say what the
+ * JIT still compiled after the warm-up and why compiled code was thrown away:
+ * {@code comp recording epochSeconds millis level osr class method} and
+ * {@code deopt recording epochSeconds class method reason action}.
  */
 public final class JfrTop {
     private record Window(String label, long startNs, long endNs) {
@@ -70,6 +76,7 @@ public final class JfrTop {
     private static void read(String file, List<Window> windows, Map<String, Acc> byLabel) {
         String name = Path.of(file).getFileName().toString();
         StringBuilder compstat = new StringBuilder();
+        StringBuilder jit = new StringBuilder();
         try (RecordingFile rf = new RecordingFile(Path.of(file))) {
             while (rf.hasMoreEvents()) {
                 RecordedEvent ev = rf.readEvent();
@@ -79,6 +86,9 @@ public final class JfrTop {
                             ev.getStartTime().getEpochSecond() + ev.getStartTime().getNano() / 1e9,
                             ev.getDuration("totalTimeSpent").toMillis(), ev.getInt("compileCount")));
                     continue;
+                }
+                if (type.equals("jdk.Compilation") || type.equals("jdk.Deoptimization")) {
+                    jit.append(jitLine(name, type, ev));
                 }
                 if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.ObjectAllocationSample")
                         && !type.equals("jdk.Compilation")) {
@@ -95,6 +105,21 @@ public final class JfrTop {
             System.err.println("JfrTop: " + file + ": " + e.getMessage());
         }
         System.out.print(compstat);
+        System.out.print(jit);
+    }
+
+    /** One compilation or deoptimization as a tab-separated line (see the class comment). */
+    private static String jitLine(String recording, String type, RecordedEvent ev) {
+        double at = ev.getStartTime().getEpochSecond() + ev.getStartTime().getNano() / 1e9;
+        RecordedMethod m = ev.getValue("method");
+        String cls = m == null ? "?" : m.getType().getName();
+        String method = m == null ? "?" : m.getName();
+        if (type.equals("jdk.Compilation")) {
+            return String.format("comp\t%s\t%.3f\t%d\t%d\t%b\t%s\t%s%n", recording, at, ev.getDuration().toMillis(),
+                    ev.getInt("compileLevel"), ev.getBoolean("isOsr"), cls, method);
+        }
+        return String.format("deopt\t%s\t%.3f\t%s\t%s\t%s\t%s%n", recording, at, cls, method,
+                ev.getString("reason"), ev.getString("action"));
     }
 
     private static void add(Acc a, String type, RecordedEvent ev) {

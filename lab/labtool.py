@@ -88,7 +88,7 @@ def label(key):
     """knfsd.rxe -> knfsd/rxe, tcp -> our TCP, lkey.siw -> our RDMA lkey/siw, rdma.rxe -> our RDMA/rxe."""
     base, _, fab = key.partition(".")
     name = {"knfsd": "knfsd", "tcp": "our TCP", "lkey": "our RDMA lkey", "frmr": "our RDMA frmr",
-            "switch": "our RDMA lkey→frmr", "rdma": "our RDMA"}.get(base, base)
+            "switch": "our RDMA lkey→frmr", "rdma": "our RDMA", "jvm": "our JVM (TCP + RDMA)"}.get(base, base)
     return name + ("/" + fab if fab else "")
 
 
@@ -172,10 +172,22 @@ def run_jfr(meta, rdir, windows):
     if p.returncode != 0:
         return None, "JfrTop failed: %s" % p.stderr.strip()[-300:]
     out = {}
-    compstat = {}
+    compstat, comps, deopts = {}, {}, {}
     for line in p.stdout.splitlines():
         f = line.split("\t")
         if len(f) < 4:
+            continue
+        if f[0] == "comp" and len(f) >= 8:
+            try:
+                comps.setdefault(f[1], []).append((float(f[2]), int(f[3]), int(f[4]), f[5] == "true", f[6], f[7]))
+            except ValueError:
+                pass
+            continue
+        if f[0] == "deopt" and len(f) >= 7:
+            try:
+                deopts.setdefault(f[1], []).append((float(f[2]), f[3], f[4], f[5], f[6]))
+            except ValueError:
+                pass
             continue
         if f[0] == "compstat":
             try:
@@ -189,20 +201,70 @@ def run_jfr(meta, rdir, windows):
         else:
             d[f[0]].append((int(f[2]), f[3]))
     out["_compstat"] = compstat
+    out["_comp"] = comps
+    out["_deopt"] = deopts
     return out, "%d recording(s): %s" % (len(files), ", ".join(os.path.basename(x) for x in files))
 
 
 SETTLED_PCT = 5.0  # the warm-up's own bound: the JIT under 5 % of one vCPU
 COMPILE_SLICE_S = 120  # the compile timeline's slice
+MEASURED_MIN_S = 20  # a slice with less measured time than this says nothing about the measured runs
 
 
-def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S):
+# Where compiled code comes from, by the first package prefixes that match (the rest: "other").
+JIT_ORIGINS = [("org.rpcrdma4j.", "rpcrdma4j"), ("org.dcache.", "oncrpc4j / nfs4j (org.dcache)"),
+               ("com.ibm.disni.", "DiSNI"), ("org.glassfish.grizzly.", "Grizzly (oncrpc4j TCP)"),
+               ("org.apache.karaf.", "Karaf, Felix, SSHD, Aries"), ("org.apache.felix.", "Karaf, Felix, SSHD, Aries"),
+               ("org.apache.sshd.", "Karaf, Felix, SSHD, Aries"), ("org.apache.aries.", "Karaf, Felix, SSHD, Aries"),
+               ("org.osgi.", "Karaf, Felix, SSHD, Aries"), ("jdk.jfr.", "JFR (the recording itself)"),
+               ("jdk.internal.", "JDK"), ("java.", "JDK"), ("javax.", "JDK"), ("sun.", "JDK"), ("jdk.", "JDK")]
+
+
+def jit_origin(cls):
+    for prefix, origin in JIT_ORIGINS:
+        if cls.startswith(prefix):
+            return origin
+    return "other"
+
+
+def jit_in_windows(comps, deopts, windows):
+    """What the JIT did while measured runs ran: comps [(t, ms, level, osr, class, method)] and
+    deopts [(t, class, method, reason, action)] of one recording, windows [(start, end)].
+    Returns (by origin [(origin, seconds, count, C2 count, its 3 longest methods [(seconds, count,
+    tiers, class.method)])], deopt reasons [(count, reason)], compile seconds, compilations,
+    deoptimizations)."""
+    def inside(t):
+        return any(a <= t < b for a, b in windows)
+    cs = [c for c in comps if inside(c[0])]
+    ds = [d for d in deopts if inside(d[0])]
+    origins, reasons = {}, {}
+    for t, ms, level, osr, cls, m in cs:
+        o = origins.setdefault(jit_origin(cls), [0.0, 0, 0, {}])
+        o[0] += ms / 1000.0
+        o[1] += 1
+        o[2] += level == 4
+        e = o[3].setdefault(cls[cls.rfind(".") + 1:] + "." + m + (" (OSR)" if osr else ""), [0.0, 0, set()])
+        e[0] += ms / 1000.0
+        e[1] += 1
+        e[2].add("C2" if level == 4 else "C1")
+    for d in ds:
+        reasons[d[3]] = reasons.get(d[3], 0) + 1
+    by_origin = sorted(((k, v[0], v[1], v[2], sorted(((e[0], e[1], "/".join(sorted(e[2])), name)
+                                                       for name, e in v[3].items()), key=lambda x: -x[0])[:3])
+                        for k, v in origins.items()), key=lambda x: -x[1])
+    return (by_origin, sorted(((n, r) for r, n in reasons.items()), reverse=True),
+            sum(c[1] for c in cs) / 1000.0, len(cs), len(ds))
+
+
+def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S, measured=None):
     """The JIT's work per bucket of one JVM's life from its jdk.CompilerStatistics series
     [(epoch s, cumulative compile ms, cumulative compilations)], with what ran then (spans:
     [(start, end, what)]). Returns (rows, settled): rows of (minute, compile s, % of one vCPU,
-    compilations, what), and the minute from which every later bucket that starts before
-    `until` (the end of the last measured run; None: the whole recording) stayed under
-    SETTLED_PCT (None when the last one did not)."""
+    compilations, what, % of one vCPU while measured runs ran or None), and the minute from which
+    the JIT stayed under SETTLED_PCT: with `measured` ([(start, end)] of the measured runs), in
+    every later bucket's measured time (buckets with under MEASURED_MIN_S of it do not count);
+    without, in every later bucket that starts before `until` (the end of the last measured run;
+    None: the whole recording). None when the last one did not."""
     series = sorted(series)
     if len(series) < 2:
         return [], None
@@ -220,17 +282,33 @@ def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S):
         secs = last[0] - first[0]
         ms, n = last[1] - first[1], last[2] - first[2]
         what = sorted(set(w for a, b, w in spans if a < end and b > start))
+        in_runs = None
+        if measured:
+            m_secs = m_ms = 0.0
+            for k in range(i, j):
+                a, b = series[k], series[k + 1]
+                if any(ws <= a[0] and b[0] <= we for ws, we in measured):
+                    m_secs += b[0] - a[0]
+                    m_ms += b[1] - a[1]
+            if m_secs >= MEASURED_MIN_S:
+                in_runs = 100.0 * m_ms / 1000.0 / m_secs
         rows.append(((start - t0) / 60, ms / 1000.0, 100.0 * ms / 1000.0 / secs if secs > 0 else 0.0, n,
-                     ", ".join(what)))
+                     ", ".join(what), in_runs))
         if j + 1 >= len(series):
             break
         i, start = j, end
     settled = None
     for r in reversed(rows):
-        if until is not None and t0 + r[0] * 60 >= until:
-            continue
-        if r[2] >= SETTLED_PCT:
-            break
+        if measured:
+            if r[5] is None:
+                continue
+            if r[5] >= SETTLED_PCT:
+                break
+        else:
+            if until is not None and t0 + r[0] * 60 >= until:
+                continue
+            if r[2] >= SETTLED_PCT:
+                break
         settled = r[0]
     return rows, settled
 
@@ -540,6 +618,13 @@ def report(args):
       "are then measured in interleaved rounds on one mount (lkey's four workloads, a switch in place, frmr's, and "
       "again), so both meet the JIT in the same state." %
       meta.get("warm_max", "150"))
+    if meta.get("jvm_warm_max", "0") not in ("", "0"):
+        w("")
+        w("Before all of them, *our JVM* (the one Karaf JVM that serves our TCP and RDMA servers) gets its own warm-up, "
+          "at most %s s (`LAB_JVM_WARM_MAX`): our TCP server and an RDMA mount of the first fabric mounted together, "
+          "each slice running the four workloads over both, the RDMA strategies alternating, so that the compiler's "
+          "work is done once, before the first measured run, rather than at the start of each server's." %
+          meta.get("jvm_warm_max"))
     w("")
     w("| server | slices | seconds | JIT in the last slice (of one vCPU) |")
     w("|---|---:|---:|---:|")
@@ -561,6 +646,8 @@ def report(args):
             windows.append((r[1] + "/idle", r[2], r[3]))
     jfr, jfr_note = run_jfr(meta, rdir, windows)
     compstat = (jfr or {}).pop("_compstat", {})
+    comps = (jfr or {}).pop("_comp", {})
+    deopts = (jfr or {}).pop("_deopt", {})
     w("## Compilation over the JVM's life (JFR)")
     w("")
     if not compstat:
@@ -576,28 +663,52 @@ def report(args):
         for name, a, b in windows:
             spans.append((float(a), float(b), label(name.split("/")[0]).replace("our ", "") + " measured"))
         w("HotSpot's own count of its compile time (jdk.CompilerStatistics, about once a second), per %d-minute "
-          "slice of each server JVM's recording, with what ran then. *settled*: from that minute until its last "
-          "measured run every slice stayed under %.0f %% of one vCPU, the warm-up's bound; the JIT setting is in the header (*guest Java*). "
-          "Compile time is the compiler threads' time, so it is also CPU the server did not get." % (
-              COMPILE_SLICE_S // 60, SETTLED_PCT))
+          "slice of each server JVM's recording, with what ran then; *during measured runs*: the compile time that "
+          "fell inside measured fio runs, per second of them (slices with under %d s of measured runs: —). *settled*: "
+          "from that minute on, the JIT stayed under %.0f %% of one vCPU (the warm-up's bound) during every measured run; "
+          "the JIT setting is in the header (*guest Java*). Compile time is the compiler threads' time, so it is also "
+          "CPU the server did not get." % (COMPILE_SLICE_S // 60, MEASURED_MIN_S, SETTLED_PCT))
         for rec_name in sorted(compstat):
             series = compstat[rec_name]
             a, b = min(x[0] for x in series), max(x[0] for x in series)
             ends = [float(e) for _, s_, e in windows if a <= float(s_) <= b]
-            rows, settled = compile_timeline(series, spans, max(ends) if ends else None)
+            measured = [(float(s_), float(e)) for _, s_, e in windows if a <= float(s_) <= b]
+            rows, settled = compile_timeline(series, spans, max(ends) if ends else None, measured=measured)
             if not rows:
                 continue
             total = sum(r[1] for r in rows)
             w("")
             w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
-                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60, ("settled at minute %.0f" % settled if settled is not None
-                                                   else "**not settled** before its last measured run ended")
+                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60,
+                ("**settled** from minute %.0f on: under %.0f %% of one vCPU during every measured run from there%s" % (
+                    settled, SETTLED_PCT, "".join(
+                        "; the measured runs before it had the JIT at up to %.0f %%" % m for m in
+                        [max([r[5] for r in rows if r[5] is not None and r[0] < settled] or [-1])] if m >= 0))
+                 if settled is not None
+                 else "**not settled**: the last slice with measured runs had the JIT at %.0f %% of one vCPU during them" % (
+                     next(r[5] for r in reversed(rows) if r[5] is not None)))
                 if ends else "no measured run in it"))
             w("")
-            w("| minute | compile s | of one vCPU | compilations | what ran |")
-            w("|---:|---:|---:|---:|---|")
+            w("| minute | compile s | of one vCPU | during measured runs | compilations | what ran |")
+            w("|---:|---:|---:|---:|---:|---|")
             for r in rows:
-                w("| %.0f | %.1f | %.0f %% | %d | %s |" % (r[0], r[1], r[2], r[3], r[4] or "—"))
+                w("| %.0f | %.1f | %.0f %% | %s | %d | %s |" % (r[0], r[1], r[2], "—" if r[5] is None else "%.1f %%" % r[5],
+                                                              r[3], r[4] or "—"))
+            if measured:
+                by_origin, reasons, secs, n, nd = jit_in_windows(comps.get(rec_name, []), deopts.get(rec_name, []),
+                                                                 measured)
+                w("")
+                w("What it compiled while measured runs ran (%.0f s of them): %d compilations long enough for the "
+                  "recording (jdk.Compilation over 100 ms), %.1f s; %d deoptimizations%s." % (
+                      sum(e - s_ for s_, e in measured), n, secs, nd,
+                      (" (" + ", ".join("%s %d" % (r, c) for c, r in reasons[:5]) + ")") if reasons else ""))
+                if by_origin:
+                    w("")
+                    w("| code of | compile s | compilations | of them C2 | longest (s, compilations, tier) |")
+                    w("|---|---:|---:|---:|---|")
+                    for origin, osecs, cnt, c2, longest in by_origin:
+                        w("| %s | %.1f | %d | %d | %s |" % (origin, osecs, cnt, c2, "<br>".join(
+                            "%s %.1f, %d, %s" % (t[3], t[0], t[1], t[2]) for t in longest) or "—"))
     w("")
     w("## Where our server's time goes (JFR)")
     w("")

@@ -617,7 +617,7 @@ def report(args):
       "server's two strategies share one warm-up per fabric (*our RDMA*), its slices alternating lkey and frmr, and "
       "are then measured in interleaved rounds on one mount (lkey's four workloads, a switch in place, frmr's, and "
       "again), so both meet the JIT in the same state." %
-      meta.get("warm_max", "150"))
+      meta.get("warm_max", "90"))
     if meta.get("jvm_warm_max", "0") not in ("", "0"):
         w("")
         w("Before all of them, *our JVM* (the one Karaf JVM that serves our TCP and RDMA servers) gets its own warm-up, "

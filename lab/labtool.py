@@ -256,15 +256,14 @@ def jit_in_windows(comps, deopts, windows):
             sum(c[1] for c in cs) / 1000.0, len(cs), len(ds))
 
 
-def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S, measured=None):
+def compile_timeline(series, spans, measured, bucket=COMPILE_SLICE_S):
     """The JIT's work per bucket of one JVM's life from its jdk.CompilerStatistics series
     [(epoch s, cumulative compile ms, cumulative compilations)], with what ran then (spans:
     [(start, end, what)]). Returns (rows, settled): rows of (minute, compile s, % of one vCPU,
     compilations, what, % of one vCPU while measured runs ran or None), and the minute from which
-    the JIT stayed under SETTLED_PCT: with `measured` ([(start, end)] of the measured runs), in
-    every later bucket's measured time (buckets with under MEASURED_MIN_S of it do not count);
-    without, in every later bucket that starts before `until` (the end of the last measured run;
-    None: the whole recording). None when the last one did not."""
+    the JIT stayed under SETTLED_PCT in every later bucket's share of the measured runs
+    (`measured`: [(start, end)]; buckets with under MEASURED_MIN_S of them do not count). None
+    when the last bucket that counts did not (or none counts)."""
     series = sorted(series)
     if len(series) < 2:
         return [], None
@@ -282,16 +281,13 @@ def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S, measured
         secs = last[0] - first[0]
         ms, n = last[1] - first[1], last[2] - first[2]
         what = sorted(set(w for a, b, w in spans if a < end and b > start))
-        in_runs = None
-        if measured:
-            m_secs = m_ms = 0.0
-            for k in range(i, j):
-                a, b = series[k], series[k + 1]
-                if any(ws <= a[0] and b[0] <= we for ws, we in measured):
-                    m_secs += b[0] - a[0]
-                    m_ms += b[1] - a[1]
-            if m_secs >= MEASURED_MIN_S:
-                in_runs = 100.0 * m_ms / 1000.0 / m_secs
+        m_secs = m_ms = 0.0
+        for k in range(i, j):
+            a, b = series[k], series[k + 1]
+            if any(ws <= a[0] and b[0] <= we for ws, we in measured):
+                m_secs += b[0] - a[0]
+                m_ms += b[1] - a[1]
+        in_runs = 100.0 * m_ms / 1000.0 / m_secs if m_secs >= MEASURED_MIN_S else None
         rows.append(((start - t0) / 60, ms / 1000.0, 100.0 * ms / 1000.0 / secs if secs > 0 else 0.0, n,
                      ", ".join(what), in_runs))
         if j + 1 >= len(series):
@@ -299,16 +295,10 @@ def compile_timeline(series, spans, until=None, bucket=COMPILE_SLICE_S, measured
         i, start = j, end
     settled = None
     for r in reversed(rows):
-        if measured:
-            if r[5] is None:
-                continue
-            if r[5] >= SETTLED_PCT:
-                break
-        else:
-            if until is not None and t0 + r[0] * 60 >= until:
-                continue
-            if r[2] >= SETTLED_PCT:
-                break
+        if r[5] is None:
+            continue
+        if r[5] >= SETTLED_PCT:
+            break
         settled = r[0]
     return rows, settled
 
@@ -671,23 +661,28 @@ def report(args):
         for rec_name in sorted(compstat):
             series = compstat[rec_name]
             a, b = min(x[0] for x in series), max(x[0] for x in series)
-            ends = [float(e) for _, s_, e in windows if a <= float(s_) <= b]
             measured = [(float(s_), float(e)) for _, s_, e in windows if a <= float(s_) <= b]
-            rows, settled = compile_timeline(series, spans, max(ends) if ends else None, measured=measured)
+            rows, settled = compile_timeline(series, spans, measured)
             if not rows:
                 continue
             total = sum(r[1] for r in rows)
+            in_runs = [(r[0], r[5]) for r in rows if r[5] is not None]
+            if not measured:
+                verdict = "no measured run in it"
+            elif not in_runs:
+                verdict = "no slice held %d s of measured runs" % MEASURED_MIN_S
+            elif settled is None:
+                verdict = "**not settled**: the last slice with measured runs had the JIT at %.0f %% of one vCPU during them" % (
+                    in_runs[-1][1])
+            else:
+                verdict = "**settled** from minute %.0f on: under %.0f %% of one vCPU during every measured run from there" % (
+                    settled, SETTLED_PCT)
+                before = [pct for minute, pct in in_runs if minute < settled]
+                if before:
+                    verdict += "; the measured runs before it had the JIT at up to %.0f %%" % max(before)
             w("")
             w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
-                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60,
-                ("**settled** from minute %.0f on: under %.0f %% of one vCPU during every measured run from there%s" % (
-                    settled, SETTLED_PCT, "".join(
-                        "; the measured runs before it had the JIT at up to %.0f %%" % m for m in
-                        [max([r[5] for r in rows if r[5] is not None and r[0] < settled] or [-1])] if m >= 0))
-                 if settled is not None
-                 else "**not settled**: the last slice with measured runs had the JIT at %.0f %% of one vCPU during them" % (
-                     next(r[5] for r in reversed(rows) if r[5] is not None)))
-                if ends else "no measured run in it"))
+                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60, verdict))
             w("")
             w("| minute | compile s | of one vCPU | during measured runs | compilations | what ran |")
             w("|---:|---:|---:|---:|---:|---|")

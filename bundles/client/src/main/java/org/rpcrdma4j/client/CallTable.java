@@ -9,7 +9,7 @@ import java.util.List;
  * send slab), the calls waiting for a slot or a credit, and the xid lookup of replies.
  *
  * <p>A slot is busy from the post of its call until both the SEND completed (its buffer is free
- * again) and the call was answered; the credit is returned as soon as the call is answered.
+ * again) and the call was answered; the credit is returned once the reply's receive is posted again.
  *
  * <p>Not thread-safe: every method MUST be called with the client's lock held. Ownership: a
  * {@link PreparedCall} belongs to the table from {@link #enqueue} until a method returns it
@@ -106,7 +106,7 @@ final class CallTable {
             if (slot.call != null && !slot.answered && slot.call.request().expectsReply() && slot.call.xid() == xid) {
                 PreparedCall call = slot.call;
                 slot.answered = true;
-                credits.onRetire();
+                credits.onAnswered();
                 credits.onGrant(grant);
                 freeIfDone(slot);
                 return call;
@@ -167,6 +167,11 @@ final class CallTable {
             slot.call = null;
         }
         return calls;
+    }
+
+    /** receivesReposted() - the receives replies took are posted again: their credits are free. */
+    void receivesReposted() {
+        credits.onReceivesReposted();
     }
 
     /** @return calls outstanding (posted and not answered) */

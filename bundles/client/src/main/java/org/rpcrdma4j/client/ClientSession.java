@@ -95,13 +95,15 @@ final class ClientSession {
     }
 
     /**
-     * Posts waiting calls as credits and slots allow (after replies returned some).
+     * Posts waiting calls after the receives this round's replies took were posted again (only
+     * then are their credits free: RFC 8166 section 3.3.1, a receive per credit before a call).
      *
      * @param finished receives the calls that failed to post
      */
-    void postReady(List<Finished> finished) {
+    void postReadyAfterRepost(List<Finished> finished) {
         lock.lock();
         try {
+            table.receivesReposted();
             postReadyLocked(finished);
         } finally {
             lock.unlock();

@@ -17,9 +17,9 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * The completion loop of one client: polls its completion queue, turns each received reply into
  * the outcome of its call, reposts the receives, retires sends, and lets waiting calls go out.
  *
- * <p>Per round ({@link #poll()}): receives are decoded and matched (credits return as replies
- * arrive), reposted as one chain before any new call is posted (a grant implies our receives are
- * there), then waiting calls are posted, then finished calls have their memory deregistered and
+ * <p>Per round ({@link #poll()}): receives are decoded and matched, reposted as one chain, and
+ * only then do the answered calls' credits return (a grant implies our receives are there, also
+ * to a caller posting from its own thread meanwhile), then waiting calls are posted, then finished calls have their memory deregistered and
  * their futures completed, last, so a callback that closes the client finds nothing half done.
  *
  * <p>Threading: confined to the polling thread (the progress thread, or the caller of
@@ -78,10 +78,10 @@ final class CompletionProcessor {
         if (n > 0) {
             try {
                 ring.flush(resources.queuePair());
+                session.postReadyAfterRepost(finished);
             } catch (VerbsException e) {
                 session.fail(new ClientClosedException("reposting receives failed", e), finished);
             }
-            session.postReady(finished);
         }
         ClientSession.finish(finished);
         return n;

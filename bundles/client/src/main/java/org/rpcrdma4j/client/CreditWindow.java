@@ -4,7 +4,9 @@ package org.rpcrdma4j.client;
  * Credit accounting of RPC-over-RDMA version 1 (RFC 8166 §3.3.1): never more calls outstanding
  * than the server's last grant; a grant of 1 is assumed until the first reply; a grant is capped
  * by the receives this client posted, and a (forbidden) grant of 0 counts as 1 so the connection
- * cannot stall.
+ * cannot stall. A reply's credit comes back only once the receive it took is posted again: a
+ * call sent before that could draw its reply onto a receive queue one short (RNR, and on a
+ * finite RNR retry count a failed connection).
  *
  * <p>Not thread-safe: the client's lock guards it.
  */
@@ -13,6 +15,8 @@ final class CreditWindow {
     private final boolean enforce;
     private int granted = 1;
     private int outstanding;
+    /** Receives replies took this round, posted again at its end ({@link #onReceivesReposted}). */
+    private int receivesToRepost;
     private int highWater;
 
     /**
@@ -26,7 +30,7 @@ final class CreditWindow {
 
     /** @return whether one more call may go out now */
     boolean mayPost() {
-        return outstanding < (enforce ? Math.min(granted, maxCredits) : maxCredits);
+        return outstanding + receivesToRepost < (enforce ? Math.min(granted, maxCredits) : maxCredits);
     }
 
     /** Counts a call posted. */
@@ -35,9 +39,20 @@ final class CreditWindow {
         highWater = Math.max(highWater, outstanding);
     }
 
-    /** Counts a call retired: answered, or (for a call expecting no reply) sent. */
+    /** Counts a call retired without taking a receive: sent expecting no reply, or drained. */
     void onRetire() {
         outstanding--;
+    }
+
+    /** Counts a call answered: retired, its reply's receive to be posted again before its credit is used. */
+    void onAnswered() {
+        outstanding--;
+        receivesToRepost++;
+    }
+
+    /** The receives of this round's replies are posted again: their credits may be used. */
+    void onReceivesReposted() {
+        receivesToRepost = 0;
     }
 
     /**

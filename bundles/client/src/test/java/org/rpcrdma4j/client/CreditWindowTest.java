@@ -39,6 +39,24 @@ class CreditWindowTest {
     }
 
     @Test
+    void anAnswersCreditReturnsOnlyOnceItsReceiveIsPostedAgain() {
+        CreditWindow w = new CreditWindow(4, true);
+        w.onPost();
+        w.onAnswered();
+        w.onGrant(2);
+        w.onPost();
+        w.onPost();
+        assertFalse(w.mayPost(), "the grant is used up");
+        w.onAnswered();
+        assertFalse(w.mayPost(), "the reply's receive is not posted again yet: the server would meet RNR");
+        w.onReceivesReposted();
+        assertTrue(w.mayPost(), "reposted: the credit is free");
+        w.onPost();
+        w.onRetire(); // a call that expected no reply took no receive
+        assertTrue(w.mayPost());
+    }
+
+    @Test
     void notEnforcedStillStopsAtTheReceivesPosted() {
         CreditWindow w = new CreditWindow(2, false);
         w.onPost();

@@ -147,6 +147,13 @@ public enum Counter {
      * whether the spin is long enough for the gaps between a client's calls.
      */
     LOOP_SPIN_HITS,
+    /**
+     * Calls run by the completion-loop thread that received them, its standby taking over the
+     * completions ({@code loopRunsCalls}): a hand-off to a worker saved. The rest of
+     * {@link #CALLS_DELIVERED} went to workers because the standby was busy (a call of a
+     * previous pass still running on it) or the pass had already kept one.
+     */
+    CALLS_RUN_ON_LOOP,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

@@ -89,6 +89,20 @@ public interface ReceivedCall {
     PendingReply detachReply();
 
     /**
+     * runOnReceivingThread() - offer the call's work to the completion-loop thread that received
+     * it: it runs {@code task} right after its current pass, once the loop's standby thread has
+     * taken over the completions (leader/followers), so the call costs no hand-off to another
+     * thread. {@code task} may block (disk), as on a worker. Only from
+     * {@link RpcCallHandler#onCall}, on the completion thread.
+     *
+     * @param task the call's work; it runs exactly once when taken
+     * @return true when taken; false when the thread cannot take it (its standby is busy, it
+     *         already keeps a call of this pass, or {@code loopRunsCalls} is off): run the work
+     *         elsewhere
+     */
+    boolean runOnReceivingThread(Runnable task);
+
+    /**
      * release() - return the receive buffer and every read sink to the transport.
      *
      * @throws IllegalStateException when the call was already released

@@ -45,6 +45,7 @@ public final class TransportConfig {
     private final int completionLoops;
     private final int stallTimeoutSeconds;
     private final int completionSpinMicros;
+    private final boolean loopRunsCalls;
     private final int maxConnections;
     private final int backchannelCredits;
     private final RpcRdmaLimits limits;
@@ -66,6 +67,7 @@ public final class TransportConfig {
         completionLoops = b.completionLoops;
         stallTimeoutSeconds = b.stallTimeoutSeconds;
         completionSpinMicros = b.completionSpinMicros;
+        loopRunsCalls = b.loopRunsCalls;
         maxConnections = b.maxConnections;
         limits = b.limits;
         if (receiveContexts < credits + backchannelCredits) {
@@ -187,6 +189,7 @@ public final class TransportConfig {
         b.completionLoops = completionLoops;
         b.stallTimeoutSeconds = stallTimeoutSeconds;
         b.completionSpinMicros = completionSpinMicros;
+        b.loopRunsCalls = loopRunsCalls;
         b.maxConnections = maxConnections;
         b.backchannelCredits = backchannelCredits;
         b.limits = limits;
@@ -212,6 +215,15 @@ public final class TransportConfig {
         return completionSpinMicros;
     }
 
+    /**
+     * @return whether the completion loop thread that received a call runs it itself, while the
+     *         loop's standby thread takes over the completions (leader/followers; default true),
+     *         instead of handing every call to a worker
+     */
+    public boolean loopRunsCalls() {
+        return loopRunsCalls;
+    }
+
     /** @return the most connections served at once */
     public int maxConnections() {
         return maxConnections;
@@ -231,7 +243,7 @@ public final class TransportConfig {
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
                 + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
                 + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", completionSpinMicros=" + completionSpinMicros
-                + ", maxConnections=" + maxConnections
+                + ", loopRunsCalls=" + loopRunsCalls + ", maxConnections=" + maxConnections
                 + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
@@ -252,6 +264,7 @@ public final class TransportConfig {
         private int completionLoops = defaultCompletionLoops();
         private int stallTimeoutSeconds = 30;
         private int completionSpinMicros;
+        private boolean loopRunsCalls = true;
         private int maxConnections = 1024;
         private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
@@ -372,6 +385,18 @@ public final class TransportConfig {
          */
         public Builder completionSpinMicros(int micros) {
             completionSpinMicros = range("completionSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
+            return this;
+        }
+
+        /**
+         * @param value true (the default): each completion loop has a standby thread, and the
+         *        loop thread that received a call runs it (decode, program, reply) while the
+         *        standby takes over the completions, saving the hand-off to a worker; false:
+         *        every call goes to a worker and the loop is one thread
+         * @return this builder
+         */
+        public Builder loopRunsCalls(boolean value) {
+            loopRunsCalls = value;
             return this;
         }
 

@@ -8,7 +8,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderDecoder;
@@ -51,8 +53,19 @@ import org.slf4j.LoggerFactory;
  * trade, off by default). A provider without a completion channel falls back
  * to spinning, yielding and parking (up to 250 us).
  *
+ * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop has a crew of two
+ * threads. One leads: it runs the passes and sleeps on the channel. The other stands by. When a
+ * pass delivers calls and the standby is free, the leader keeps the first call for itself
+ * ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
+ * program, reply) on its own thread, then stands by in turn. A call then costs one wake-up (the
+ * completion's) instead of two (the loop's, then a worker's): an nfsd thread likewise takes the
+ * request svcrdma queued and runs it, with no thread in between. A call that blocks (disk) holds
+ * only its own thread: the other leads, and while neither stands by, calls go to the workers as
+ * before, so the loop never stops polling.
+ *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
- * confined to the loop's thread (or the one thread driving {@link #doWork()} in tests).
+ * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
+ * leader takes the loop under the crew lock, which orders everything the previous one wrote.
  */
 public final class CompletionLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
@@ -83,8 +96,22 @@ public final class CompletionLoop implements Runnable {
     private final long spinNanos;
     /** The loop's clock, read once per pass. */
     private long now = System.nanoTime();
-    private volatile Thread thread;
     private volatile boolean closed;
+    private boolean failedBefore;
+
+    /** Threads that take turns leading the loop: 2 when the leader may run a call itself, else 1. */
+    private final int crewSize;
+    /** Guards the change of leader; the standby waits on {@link #leadershipFree}. */
+    private final ReentrantLock crew = new ReentrantLock();
+    private final Condition leadershipFree = crew.newCondition();
+    /** The crew thread running the loop's passes; null while the loop changes hands. Written under {@link #crew}. */
+    private volatile Thread leader;
+    /** Set once a crew thread ran: from then on only the leader is "in the loop". */
+    private volatile boolean started;
+    /** A crew thread waits to lead, so the leader may keep a call for itself. Written under {@link #crew}. */
+    private volatile boolean standbyWaiting;
+    /** The call the leader runs itself once its pass ends (leader only). */
+    private Runnable lent;
 
     /**
      * @param channel the channel the loop sleeps on and its queues report to; null to poll
@@ -97,6 +124,7 @@ public final class CompletionLoop implements Runnable {
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
         this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
         this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.completionSpinMicros());
+        this.crewSize = config.loopRunsCalls() ? 2 : 1;
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -105,6 +133,11 @@ public final class CompletionLoop implements Runnable {
 
     int index() {
         return index;
+    }
+
+    /** @return the threads this loop runs on ({@link #run()} once on each) */
+    int crewSize() {
+        return crewSize;
     }
 
     public TransportConfig config() {
@@ -180,15 +213,35 @@ public final class CompletionLoop implements Runnable {
             if (channel != null) {
                 channel.wakeup();
             } else {
-                LockSupport.unpark(thread);
+                Thread t = leader;
+                if (t != null) {
+                    LockSupport.unpark(t); // none: the next leader's first pass takes the work
+                }
             }
         }
     }
 
-    /** @return true on the loop's thread, or before it started (the one thread driving doWork() in tests) */
+    /** @return true on the loop's leader, or before any crew thread ran (the one thread driving doWork() in tests) */
     public boolean inLoop() {
-        Thread t = thread;
-        return t == null || t == Thread.currentThread();
+        return !started || leader == Thread.currentThread();
+    }
+
+    /**
+     * lend() - offer a delivered call's work to the leader: it runs {@code task} itself once the
+     * current pass ends, after handing the loop to the standby. Leader only, inside a pass.
+     *
+     * @return true when taken (it runs exactly once, even if the loop closes meanwhile); false
+     *         when the standby is busy, a call was already kept in this pass, or the loop has no
+     *         crew (tests driving doWork()): run it elsewhere
+     */
+    public boolean lend(Runnable task) {
+        assert inLoop() : "CompletionLoop.lend() off the leader";
+        if (lent != null || !standbyWaiting || closed) {
+            return false;
+        }
+        lent = task;
+        engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
+        return true;
     }
 
     /**
@@ -234,15 +287,95 @@ public final class CompletionLoop implements Runnable {
     }
 
     /**
-     * run() - the loop on its own thread until the transport is closed: work while there is work,
-     * then sleep on the channel (or poll with backoff when there is none).
+     * run() - one crew thread of the loop, until the transport is closed: stand by until the loop
+     * is free, lead it until a pass kept a call for this thread (or the loop closed), hand it over,
+     * run the call, and stand by again. The transport runs this on {@link #crewSize()} threads.
      */
     @Override
     public void run() {
-        thread = Thread.currentThread();
+        started = true;
+        try {
+            while (takeLeadership()) {
+                Runnable task = lead();
+                handOverLeadership();
+                if (task != null) {
+                    runLent(task);
+                }
+            }
+        } finally {
+            engine.onLoopEnded();
+        }
+    }
+
+    /** @return true once this thread leads the loop; false when the loop closed while it stood by */
+    private boolean takeLeadership() {
+        crew.lock();
+        try {
+            while (leader != null && !closed) {
+                standbyWaiting = true;
+                try {
+                    leadershipFree.await();
+                } catch (InterruptedException e) {
+                    LOG.warn("RDMA completion loop {} was interrupted; its {} connections are abandoned", index,
+                            connections.size());
+                    closed = true;
+                    leadershipFree.signalAll();
+                    Thread.currentThread().interrupt();
+                } finally {
+                    standbyWaiting = false;
+                }
+            }
+            if (closed) {
+                return false;
+            }
+            leader = Thread.currentThread();
+            return true;
+        } finally {
+            crew.unlock();
+        }
+    }
+
+    private void handOverLeadership() {
+        crew.lock();
+        try {
+            leader = null;
+            if (closed) {
+                leadershipFree.signalAll();
+            } else {
+                leadershipFree.signal();
+            }
+        } finally {
+            crew.unlock();
+        }
+    }
+
+    /** runLent() - a call kept by {@link #lend}, on the thread that received it; nothing escapes to end the thread. */
+    private void runLent(Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            engine.counters().increment(Counter.HANDLER_ERRORS);
+            LOG.error("A call run on RDMA completion loop {}'s thread failed", index, e);
+        }
+    }
+
+    /**
+     * lead() - the passes of the loop on the leader: work while there is work, then sleep on the
+     * channel (or poll with backoff when there is none).
+     *
+     * @return the call a pass kept for this thread ({@link #lend}), or null once the loop closed
+     */
+    private Runnable lead() {
         int idle = 0;
-        boolean failedBefore = false;
-        while (!closed) {
+        while (true) {
+            Runnable task = lent;
+            if (task != null) {
+                lent = null;
+                return task;
+            }
+            if (closed) {
+                return null;
+            }
             try {
                 if (doWork() > 0) {
                     idle = 0;
@@ -285,7 +418,6 @@ public final class CompletionLoop implements Runnable {
                 }
             }
         }
-        engine.onLoopEnded();
     }
 
     /** @return whether a connection of this loop needs the loop to wake on its own (see ConnectionState.hasDeadline) */

@@ -194,7 +194,9 @@ public final class TransportEngine implements ConnectionEventHandler {
             throw new IllegalStateException("already started");
         }
         for (CompletionLoop loop : loops) {
-            threads.add(threadFactory.newThread(loop));
+            for (int i = 0; i < loop.crewSize(); i++) {
+                threads.add(threadFactory.newThread(loop));
+            }
         }
         threads.add(threadFactory.newThread(this::runAcceptor));
         for (Thread t : threads) {

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * {@link UpperLayerBinding}.
  *
  * <p>On the completion loop, per call: detach the reply, consult the {@link ReplyCache} (only
- * for procedures the program's binding calls non-idempotent), and hand the call to a worker: one
- * hand-off. The worker decodes the RPC header and credentials, runs the program, and sends its
+ * for procedures the program's binding calls non-idempotent), and either leave the call to the
+ * loop thread that received it ({@link ReceivedCall#runOnReceivingThread}: no hand-off) or hand
+ * it to a worker: at most one hand-off. The worker decodes the RPC header and credentials, runs the program, and sends its
  * reply. oncrpc4j's {@link Xdr} reads the body where it was received (the registered receive
  * buffer, the READ sinks): the body is never copied, and the call is released only once its
  * reply is sent. So what a connection holds, received and queued and running, is bounded by the
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * thread, which also runs the timeouts: program callbacks never run on a completion loop.
  *
  * <p>Threading: {@link #onCall}, {@link #onBackchannelReply}, {@link #onBackchannelClosed} on
- * a completion loop; {@link #serve} and {@link #sendReply} on workers; {@link #backchannel} on
+ * a completion loop; {@link #serve} and {@link #sendReply} on workers (or the loop thread that
+ * received the call, after its pass); {@link #backchannel} on
  * any thread.
  */
 final class CallBridge implements RpcCallHandler {
@@ -217,6 +219,9 @@ final class CallBridge implements RpcCallHandler {
         }
         CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,
                 key);
+        if (call.runOnReceivingThread(transport)) {
+            return; // leader/followers: this completion thread serves it once its pass ends
+        }
         try {
             dispatcher.execute(transport);
         } catch (RejectedExecutionException e) {

@@ -148,17 +148,23 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             }
             bridge = b;
             transport = t;
-            t.start(threadFactory("rpcrdma4j-rdma-" + t.localAddress().getPort() + "-", config.completionLoops()));
+            t.start(threadFactory("rpcrdma4j-rdma-" + t.localAddress().getPort() + "-", config.completionLoops(),
+                    config.loopRunsCalls() ? 2 : 1));
         }
         LOG.info("RPC-over-RDMA transport listening on {} (verbs provider '{}', {})", localAddress(), provider.name(), config);
     }
 
-    /** The completion loops' threads first (prefix + "loop-N"), then the acceptor's (prefix + "acceptor"); daemons. */
-    private static ThreadFactory threadFactory(String prefix, int loops) {
+    /**
+     * The completion loops' threads first, loop by loop (prefix + "loop-N", or "loop-N-C" for the
+     * C-th of a loop's crew), then the acceptor's (prefix + "acceptor"); daemons.
+     */
+    private static ThreadFactory threadFactory(String prefix, int loops, int crew) {
         AtomicInteger made = new AtomicInteger();
         return runnable -> {
             int n = made.getAndIncrement();
-            Thread thread = new Thread(runnable, n < loops ? prefix + "loop-" + n : prefix + "acceptor");
+            String name = n >= loops * crew ? prefix + "acceptor"
+                    : crew == 1 ? prefix + "loop-" + n : prefix + "loop-" + n / crew + "-" + n % crew;
+            Thread thread = new Thread(runnable, name);
             thread.setDaemon(true);
             return thread;
         };

@@ -93,6 +93,13 @@ public @interface RdmaTransportConfig {
                     + "0 (the default): sleep at once, the least CPU.")
     int completionSpinMicros() default 0;
 
+    @AttributeDefinition(name = "Loop runs calls",
+            description = "true (the default): each completion loop has a standby thread, and the loop thread that received "
+                    + "a call runs it (decode, program, reply) while the standby takes over the completions (leader/followers): "
+                    + "no hand-off to a worker for that call. A call that blocks holds only its own thread; while neither "
+                    + "thread stands by, calls go to the host's workers. false: every call goes to a worker, one thread per loop.")
+    boolean loopRunsCalls() default true;
+
     @AttributeDefinition(name = "Max connections", min = "1", max = "65536",
             description = "RPC-over-RDMA connections served at once; connect requests beyond are rejected (and logged).")
     int maxConnections() default 1024;

@@ -35,6 +35,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .completionLoops(c.completionLoops())
                 .stallTimeoutSeconds(c.stallTimeoutSeconds())
                 .completionSpinMicros(c.completionSpinMicros())
+                .loopRunsCalls(c.loopRunsCalls())
                 .maxConnections(c.maxConnections())
                 .backchannelCredits(c.backchannelCredits())
                 .limits(limits)

@@ -2,9 +2,7 @@ package org.rpcrdma4j.transport.oncrpc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -136,22 +134,12 @@ class CompletionSpinTest {
         echoBackToBack(); // and it still serves
     }
 
-    /** The loop thread reaches its completion channel's wait (parked), not polling for ever. */
+    /**
+     * The loop reaches its completion channel's wait (parked), not polling for ever: one thread of
+     * its crew sleeps on the channel, the other (leader/followers) stands by, parked too.
+     */
     private void assertLoopSleeps() throws Exception {
-        String name = "rpcrdma4j-rdma-" + rdma.localAddress().getPort() + "-loop-0";
-        Thread loop = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
-                .orElse(null);
-        assertNotNull(loop, "no thread " + name);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            Thread.State state = loop.getState();
-            if ((state == Thread.State.TIMED_WAITING || state == Thread.State.WAITING)
-                    && Arrays.stream(loop.getStackTrace()).anyMatch(f -> f.getClassName().endsWith("CompletionChannel")
-                            && f.getMethodName().equals("await"))) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        fail("the idle loop never slept: " + loop.getState() + " at " + Arrays.toString(loop.getStackTrace()));
+        assertTrue(LoopCrew.awaitAsleep(rdma.localAddress().getPort(), 0, Duration.ofSeconds(10)),
+                "the idle loop never slept: " + LoopCrew.describe(rdma.localAddress().getPort(), 0));
     }
 }

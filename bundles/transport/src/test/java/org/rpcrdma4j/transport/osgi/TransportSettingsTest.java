@@ -40,6 +40,8 @@ class TransportSettingsTest {
         assertEquals(TransportConfig.defaultCompletionLoops(), s.transportConfig().completionLoops(), "0: one per CPU");
         assertEquals(30, s.transportConfig().stallTimeoutSeconds());
         assertEquals(0, s.transportConfig().completionSpinMicros(), "0: a loop sleeps as soon as it finds no work");
+        assertTrue(s.transportConfig().loopRunsCalls(), "leader/followers by default");
+        assertFalse(TransportSettings.of(config(Map.of("loopRunsCalls", false))).transportConfig().loopRunsCalls());
         assertEquals(1024, s.transportConfig().maxConnections());
         assertEquals(2, s.transportConfig().backchannelCredits());
         assertEquals(0, s.transportConfig().readSinkCount(), "0: 24 MiB of sinks per loop");
@@ -70,6 +72,8 @@ class TransportSettingsTest {
         assertTrue(base.sameExceptStrategy(TransportSettings.of(config(Map.of("activeStrategy", "frmr")))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("credits", 32)))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("completionSpinMicros", 20)))));
+        assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("loopRunsCalls", false)))),
+                "a new crew per loop: the transport restarts");
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("provider", "disni")))));
     }
 }

@@ -218,6 +218,11 @@ public final class ReceiveContext implements ReceivedCall {
     }
 
     @Override
+    public boolean runOnReceivingThread(Runnable task) {
+        return owner.loop().lend(task);
+    }
+
+    @Override
     public void release() {
         if (!state.compareAndSet(DELIVERED, RELEASED)) {
             owner.counters().increment(Counter.DOUBLE_RELEASES);

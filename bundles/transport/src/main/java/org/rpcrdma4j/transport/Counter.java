@@ -150,8 +150,9 @@ public enum Counter {
     /**
      * Calls run by the completion-loop thread that received them, its standby taking over the
      * completions ({@code loopRunsCalls}): a hand-off to a worker saved. The rest of
-     * {@link #CALLS_DELIVERED} went to workers because the standby was busy (a call of a
-     * previous pass still running on it) or the pass had already kept one.
+     * {@link #CALLS_DELIVERED} went to workers because the loop had a backlog (its previous
+     * pass found work), the standby was busy (a call of a previous pass still running on it) or
+     * the pass had already kept one.
      */
     CALLS_RUN_ON_LOOP,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */

@@ -96,9 +96,9 @@ public interface ReceivedCall {
      * {@link RpcCallHandler#onCall}, on the completion thread.
      *
      * @param task the call's work; it runs exactly once when taken
-     * @return true when taken; false when the thread cannot take it (its standby is busy, it
-     *         already keeps a call of this pass, or {@code loopRunsCalls} is off): run the work
-     *         elsewhere
+     * @return true when taken; false when the thread cannot take it (its loop has a backlog to
+     *         poll through, its standby is busy, it already keeps a call of this pass, or
+     *         {@code loopRunsCalls} is off): run the work elsewhere
      */
     boolean runOnReceivingThread(Runnable task);
 

@@ -390,8 +390,9 @@ public final class TransportConfig {
 
         /**
          * @param value true (the default): each completion loop has a standby thread, and the
-         *        loop thread that received a call runs it (decode, program, reply) while the
-         *        standby takes over the completions, saving the hand-off to a worker; false:
+         *        loop thread that received a call at a caught-up loop runs it (decode, program,
+         *        reply) while the standby takes over the completions, saving the hand-off to a
+         *        worker; false:
          *        every call goes to a worker and the loop is one thread
          * @return this builder
          */

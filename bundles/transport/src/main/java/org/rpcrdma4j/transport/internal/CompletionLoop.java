@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop has a crew of two
  * threads. One leads: it runs the passes and sleeps on the channel. The other stands by. When a
- * pass delivers calls and the standby is free, the leader keeps the first call for itself
+ * pass that follows an idle one (the loop had caught up: no backlog) delivers calls and the
+ * standby is free, the leader keeps the first call for itself
  * ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
  * program, reply) on its own thread, then stands by in turn. A call then costs one wake-up (the
  * completion's) instead of two (the loop's, then a worker's): an nfsd thread likewise takes the
@@ -112,6 +113,13 @@ public final class CompletionLoop implements Runnable {
     private volatile boolean standbyWaiting;
     /** The call the leader runs itself once its pass ends (leader only). */
     private Runnable lent;
+    /**
+     * The last pass found nothing (leader only): the loop had caught up, so a call now meets a
+     * loop with no backlog. Only then does the leader keep a call: under sustained load every
+     * pass finds work, and a leader that stopped polling to run a call would leave its
+     * completions waiting until the standby got a CPU.
+     */
+    private boolean caughtUp;
 
     /**
      * @param channel the channel the loop sleeps on and its queues report to; null to poll
@@ -231,12 +239,13 @@ public final class CompletionLoop implements Runnable {
      * current pass ends, after handing the loop to the standby. Leader only, inside a pass.
      *
      * @return true when taken (it runs exactly once, even if the loop closes meanwhile); false
-     *         when the standby is busy, a call was already kept in this pass, or the loop has no
-     *         crew (tests driving doWork()): run it elsewhere
+     *         when the loop had not caught up before this pass (under load the leader keeps
+     *         polling), the standby is busy, a call was already kept in this pass, or the loop
+     *         has no crew (tests driving doWork()): run it elsewhere
      */
     public boolean lend(Runnable task) {
         assert inLoop() : "CompletionLoop.lend() off the leader";
-        if (lent != null || !standbyWaiting || closed) {
+        if (lent != null || !caughtUp || !standbyWaiting || closed) {
             return false;
         }
         lent = task;
@@ -283,6 +292,7 @@ public final class CompletionLoop implements Runnable {
         if (closing && connections.isEmpty() && handedIn.isEmpty()) {
             finishClose();
         }
+        caughtUp = work == 0;
         return work;
     }
 

@@ -94,9 +94,10 @@ public @interface RdmaTransportConfig {
     int completionSpinMicros() default 0;
 
     @AttributeDefinition(name = "Loop runs calls",
-            description = "true (the default): each completion loop has a standby thread, and the loop thread that received "
-                    + "a call runs it (decode, program, reply) while the standby takes over the completions (leader/followers): "
-                    + "no hand-off to a worker for that call. A call that blocks holds only its own thread; while neither "
+            description = "true (the default): each completion loop has a standby thread, and when a call reaches a loop "
+                    + "that had caught up, the loop thread that received it runs it (decode, program, reply) while the standby "
+                    + "takes over the completions (leader/followers): no hand-off to a worker for that call; under sustained "
+                    + "load the leader keeps polling and calls go to workers. A call that blocks holds only its own thread; while neither "
                     + "thread stands by, calls go to the host's workers. false: every call goes to a worker, one thread per loop.")
     boolean loopRunsCalls() default true;
 

@@ -236,16 +236,17 @@ public final class CompletionLoop implements Runnable {
 
     /**
      * lend() - offer a delivered call's work to the leader: it runs {@code task} itself once the
-     * current pass ends, after handing the loop to the standby. Leader only, inside a pass.
+     * current pass ends, after handing the loop to the standby. Inside a pass; off the leader it
+     * refuses.
      *
      * @return true when taken (it runs exactly once, even if the loop closes meanwhile); false
      *         when the loop had not caught up before this pass (under load the leader keeps
-     *         polling), the standby is busy, a call was already kept in this pass, or the loop
-     *         has no crew (tests driving doWork()): run it elsewhere
+     *         polling), the standby is busy, a call was already kept in this pass, the loop has
+     *         no crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
     public boolean lend(Runnable task) {
-        assert inLoop() : "CompletionLoop.lend() off the leader";
-        if (lent != null || !caughtUp || !standbyWaiting || closed) {
+        if (!inLoop() || lent != null || !caughtUp || !standbyWaiting || closed) {
+            // Off the leader (a handler offering work outside onCall): never touch loop state from there.
             return false;
         }
         lent = task;

@@ -4,26 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 
-import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
-import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.SinkPool;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.ProtectionDomain;
-import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
  * CompletionSpinTest - completionSpinMicros on the transport's own loop thread (as in Karaf): a
@@ -35,36 +30,17 @@ class CompletionSpinTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int CALLS = 200;
 
-    private LoopbackFabric fabric;
-    private HostServer host;
-    private RdmaHostedTransport rdma;
-    private RpcRdmaClient client;
+    private OneLoopServer server;
 
     private void start(int spinMicros) throws Exception {
-        fabric = LoopbackFabric.threaded();
-        host = new HostServer(2);
-        host.addProgram(new OncRpcProgram(BulkProgram.PROGRAM, BulkProgram.VERSION), new BulkProgram());
-        rdma = RdmaHostedTransport.builder(fabric.provider())
-                .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .config(TransportConfig.builder().completionLoops(1).completionSpinMicros(spinMicros).build())
-                .build();
-        rdma.addBinding(BulkProgram.BINDING);
-        host.addTransport(rdma);
-        client = RpcRdmaClient.connect(fabric.provider(), rdma.localAddress(),
+        server = new OneLoopServer(TransportConfig.builder().completionSpinMicros(spinMicros),
                 ClientConfig.builder().progressThread(false).spinMicros(spinMicros).build());
     }
 
     @AfterEach
     void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (host != null) {
-            host.close();
-            assertTrue(rdma.isStopped(), "the completion loop ended");
-        }
-        if (fabric != null) {
-            fabric.close();
+        if (server != null) {
+            server.close();
         }
     }
 
@@ -72,7 +48,7 @@ class CompletionSpinTest {
         for (int i = 0; i < CALLS; i++) {
             byte[] text = new byte[64];
             Arrays.fill(text, (byte) i);
-            RpcReply reply = client.call(CallRequest.builder(
+            RpcReply reply = server.client.call(CallRequest.builder(
                     RpcWire.call(0x5000 + i, BulkProgram.PROGRAM, BulkProgram.VERSION, BulkProgram.ECHO,
                             RpcWire.opaqueArgument(text))).build(), TIMEOUT);
             byte[] whole = RpcWire.whole(reply, false);
@@ -86,11 +62,11 @@ class CompletionSpinTest {
     void backToBackCallsAreTakenWhileTheLoopSpinsAndAnIdleLoopStillSleeps() throws Exception {
         start(1000);
         echoBackToBack();
-        long hits = rdma.statistics().get(Counter.LOOP_SPIN_HITS);
+        long hits = server.rdma.statistics().get(Counter.LOOP_SPIN_HITS);
         // Every call and its reply's send completion arrive within 1 ms of the loop's last work
         // unless the host preempts it; without the spin there are no hits at all.
         assertTrue(hits >= CALLS / 10, "spin hits " + hits + " of " + CALLS + " calls; sleeps "
-                + rdma.statistics().get(Counter.LOOP_SLEEPS));
+                + server.rdma.statistics().get(Counter.LOOP_SLEEPS));
         assertLoopSleeps();
     }
 
@@ -98,8 +74,8 @@ class CompletionSpinTest {
     void withoutSpinTheLoopSleepsAsSoonAsItFindsNothing() throws Exception {
         start(0);
         echoBackToBack();
-        assertEquals(0, rdma.statistics().get(Counter.LOOP_SPIN_HITS), "no spin, no hits");
-        assertTrue(rdma.statistics().get(Counter.LOOP_SLEEPS) > 0, "the loop slept between calls");
+        assertEquals(0, server.rdma.statistics().get(Counter.LOOP_SPIN_HITS), "no spin, no hits");
+        assertTrue(server.rdma.statistics().get(Counter.LOOP_SLEEPS) > 0, "the loop slept between calls");
         assertLoopSleeps();
     }
 
@@ -108,13 +84,13 @@ class CompletionSpinTest {
         start(0);
         echoBackToBack();
         assertLoopSleeps();
-        long sleeps = rdma.statistics().get(Counter.LOOP_SLEEPS);
+        long sleeps = server.rdma.statistics().get(Counter.LOOP_SLEEPS);
         // Nothing outstanding, no deadline running: each wake-up would count one more sleep (the
         // loop used to wake every second for its housekeeping; now it sleeps up to 10 s).
         Thread.sleep(2500);
-        assertEquals(sleeps, rdma.statistics().get(Counter.LOOP_SLEEPS), "the quiet loop woke on its own");
+        assertEquals(sleeps, server.rdma.statistics().get(Counter.LOOP_SLEEPS), "the quiet loop woke on its own");
         // A strategy change is an event: the loop wakes for it (to retire pools) and sleeps again.
-        rdma.addStrategy(new RegistrationStrategy() {
+        server.rdma.addStrategy(new RegistrationStrategy() {
             @Override
             public String name() {
                 return "unused";
@@ -127,10 +103,10 @@ class CompletionSpinTest {
         });
         // Within 5 s: less than the 10 s the quiet loop would sleep before waking on its own.
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (rdma.statistics().get(Counter.LOOP_SLEEPS) == sleeps && System.nanoTime() - deadline < 0) {
+        while (server.rdma.statistics().get(Counter.LOOP_SLEEPS) == sleeps && System.nanoTime() - deadline < 0) {
             Thread.sleep(5);
         }
-        assertTrue(rdma.statistics().get(Counter.LOOP_SLEEPS) > sleeps, "the strategy change did not wake the loop");
+        assertTrue(server.rdma.statistics().get(Counter.LOOP_SLEEPS) > sleeps, "the strategy change did not wake the loop");
         echoBackToBack(); // and it still serves
     }
 
@@ -139,7 +115,7 @@ class CompletionSpinTest {
      * its crew sleeps on the channel, the other (leader/followers) stands by, parked too.
      */
     private void assertLoopSleeps() throws Exception {
-        assertTrue(LoopCrew.awaitAsleep(rdma.localAddress().getPort(), 0, Duration.ofSeconds(10)),
-                "the idle loop never slept: " + LoopCrew.describe(rdma.localAddress().getPort(), 0));
+        assertTrue(LoopCrew.awaitAsleep(server.rdma.localAddress().getPort(), 0, Duration.ofSeconds(10)),
+                "the idle loop never slept: " + LoopCrew.describe(server.rdma.localAddress().getPort(), 0));
     }
 }

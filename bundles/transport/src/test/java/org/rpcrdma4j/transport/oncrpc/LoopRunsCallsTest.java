@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -16,17 +14,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
-import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
  * LoopRunsCallsTest - leader/followers ({@code loopRunsCalls}): the completion-loop thread that
@@ -38,39 +33,17 @@ class LoopRunsCallsTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final AtomicInteger xids = new AtomicInteger(0x7000);
-    private LoopbackFabric fabric;
-    private HostServer host;
-    private BulkProgram program;
-    private RdmaHostedTransport rdma;
-    private RpcRdmaClient client;
+    private OneLoopServer server;
 
     private void start(boolean loopRunsCalls) throws Exception {
-        fabric = LoopbackFabric.threaded();
-        host = new HostServer(2);
-        program = new BulkProgram();
-        host.addProgram(new OncRpcProgram(BulkProgram.PROGRAM, BulkProgram.VERSION), program);
-        rdma = RdmaHostedTransport.builder(fabric.provider())
-                .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .config(TransportConfig.builder().completionLoops(1).loopRunsCalls(loopRunsCalls).build())
-                .build();
-        rdma.addBinding(BulkProgram.BINDING);
-        host.addTransport(rdma);
-        client = RpcRdmaClient.connect(fabric.provider(), rdma.localAddress(),
+        server = new OneLoopServer(TransportConfig.builder().loopRunsCalls(loopRunsCalls),
                 ClientConfig.builder().progressThread(true).build());
     }
 
     @AfterEach
     void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (host != null) {
-            program.gate.countDown();
-            host.close();
-            assertTrue(rdma.isStopped(), "the completion loop's crew ended");
-        }
-        if (fabric != null) {
-            fabric.close();
+        if (server != null) {
+            server.close();
         }
     }
 
@@ -84,10 +57,10 @@ class LoopRunsCallsTest {
         Arrays.fill(text, (byte) i);
         RpcReply reply;
         try {
-            reply = client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(), TIMEOUT);
+            reply = server.client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(), TIMEOUT);
         } catch (java.io.IOException e) {
             throw new AssertionError("call " + i + " unanswered; the loop's crew: " + LoopCrew.describe(port(), 0)
-                    + "; counters " + rdma.statistics(), e);
+                    + "; counters " + server.rdma.statistics(), e);
         }
         byte[] whole = RpcWire.whole(reply, false);
         assertEquals(0, RpcWire.acceptStatus(whole), "SUCCESS");
@@ -96,11 +69,11 @@ class LoopRunsCallsTest {
     }
 
     private long count(Counter c) {
-        return rdma.statistics().get(c);
+        return server.rdma.statistics().get(c);
     }
 
     private int port() {
-        return rdma.localAddress().getPort();
+        return server.rdma.localAddress().getPort();
     }
 
     @Test
@@ -135,9 +108,9 @@ class LoopRunsCallsTest {
         start(true);
         echo(-1); // the client starts with one credit (RFC 8166 section 3.3.1); a reply grants it the rest
         long before = count(Counter.CALLS_RUN_ON_LOOP);
-        program.gate = new CountDownLatch(1);
+        server.program.gate = new CountDownLatch(1);
         assertTrue(LoopCrew.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port(), 0));
-        CompletableFuture<RpcReply> gated = client.call(CallRequest.builder(call(BulkProgram.GATED, new byte[0])).build());
+        CompletableFuture<RpcReply> gated = server.client.call(CallRequest.builder(call(BulkProgram.GATED, new byte[0])).build());
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (count(Counter.CALLS_RUN_ON_LOOP) == before && System.nanoTime() - deadline < 0) {
             Thread.sleep(2);
@@ -153,7 +126,7 @@ class LoopRunsCallsTest {
         assertTrue(LoopCrew.threads(port(), 0).stream().anyMatch(t -> LoopCrew.parkedIn(t, "BulkProgram", "dispatchOncRpcCall")),
                 "a crew thread runs the gated call: " + LoopCrew.describe(port(), 0));
 
-        program.gate.countDown();
+        server.program.gate.countDown();
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(gated.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
         // Back on stand-by: the next call arriving at an idle loop runs on the loop again.
         assertTrue(LoopCrew.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port(), 0));
@@ -171,7 +144,7 @@ class LoopRunsCallsTest {
         for (int i = 0; i < calls; i++) {
             texts[i] = new byte[1 + i % 200];
             Arrays.fill(texts[i], (byte) (i * 7));
-            replies[i] = client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(texts[i]))).build());
+            replies[i] = server.client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(texts[i]))).build());
         }
         for (int i = 0; i < calls; i++) {
             byte[] whole = RpcWire.whole((RpcReply) replies[i].get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false);

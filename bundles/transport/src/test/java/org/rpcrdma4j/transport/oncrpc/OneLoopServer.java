@@ -1,0 +1,67 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.rpcrdma4j.client.ClientConfig;
+import org.rpcrdma4j.client.RpcRdmaClient;
+import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
+
+/**
+ * OneLoopServer - the host server with {@link BulkProgram} over an RDMA transport of one
+ * completion loop (as Karaf runs it: the loop's own threads, 2 workers) on a threaded loopback
+ * fabric, and one client: the fixture of the tests that watch what a loop's threads do.
+ *
+ * <p>Ownership: {@link #close()} releases the client, the server (its gate opened first, so no
+ * gated call holds the stop) and the fabric, and checks the loop's threads ended.
+ */
+final class OneLoopServer implements AutoCloseable {
+    final LoopbackFabric fabric = LoopbackFabric.threaded();
+    final HostServer host = new HostServer(2);
+    final BulkProgram program = new BulkProgram();
+    final RdmaHostedTransport rdma;
+    final RpcRdmaClient client;
+
+    /**
+     * @param config the transport's settings but the loop count (one)
+     * @param client the client's
+     */
+    OneLoopServer(TransportConfig.Builder config, ClientConfig client) throws Exception {
+        try {
+            host.addProgram(new OncRpcProgram(BulkProgram.PROGRAM, BulkProgram.VERSION), program);
+            rdma = RdmaHostedTransport.builder(fabric.provider())
+                    .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                    .config(config.completionLoops(1).build())
+                    .build();
+            rdma.addBinding(BulkProgram.BINDING);
+            host.addTransport(rdma);
+            this.client = RpcRdmaClient.connect(fabric.provider(), rdma.localAddress(), client);
+        } catch (Exception | Error e) {
+            host.close();
+            fabric.close();
+            throw e;
+        }
+    }
+
+    /** @return the port the transport listens on (its threads are named after it) */
+    int port() {
+        return rdma.localAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+            program.gate.countDown();
+            host.close();
+            assertTrue(rdma.isStopped(), "the completion loop's threads ended");
+        } finally {
+            fabric.close();
+        }
+    }
+}

@@ -155,6 +155,13 @@ public enum Counter {
      * the pass had already kept one.
      */
     CALLS_RUN_ON_LOOP,
+    /**
+     * Times a completion loop found a connection's send lock held by a worker posting a reply
+     * (on rxe a post does the soft device's work in the posting thread) and deferred its pass
+     * over that connection until the worker let go, serving the loop's other connections
+     * meanwhile instead of waiting.
+     */
+    LOOP_PASSES_DEFERRED,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * (send queue, reply sender, READ scheduler, back-channel posts) is guarded by a per-connection
  * lock the loop holds for each pass: a worker that finds it free posts its reply itself (one
  * thread hand-off per call, as svc_rdma_sendto runs on the nfsd thread), else queues it for the
- * loop. Nothing blocks on it but the loop.
+ * loop. Nobody waits for it: a loop that finds a worker posting defers its pass over this
+ * connection until the worker lets go (and wakes it); only the close takes it blocking.
  */
 public final class ConnectionState implements RdmaConnection {
     private static final int ACCEPTING = 0;
@@ -92,9 +93,16 @@ public final class ConnectionState implements RdmaConnection {
      * Guards the send side (send queue, reply sender, READ scheduler's send-queue share, the
      * back channel's posts) so that a worker can post its own reply, as an nfsd thread calls
      * svc_rdma_sendto: the loop holds it for each pass over this connection; a worker that finds it
-     * free posts at once, else hands its reply to the loop (never blocks on it).
+     * free posts at once, else hands its reply to the loop (never blocks on it). Nor does the loop
+     * wait for a worker's post (on rxe a post does the soft device's work in the posting thread):
+     * it defers its pass over this connection ({@link #passWanted}) and serves the others.
      */
     private final ReentrantLock sendLock = new ReentrantLock();
+    /**
+     * The loop found {@link #sendLock} held and deferred its pass: whoever lets go of the lock
+     * wakes the loop ({@link #unlockSend}).
+     */
+    private volatile boolean passWanted;
     /** Set by a worker whose post failed: the loop closes the connection on its next pass. */
     private volatile String workerPostFailure;
     private boolean completionQueueArmed;
@@ -255,11 +263,42 @@ public final class ConnectionState implements RdmaConnection {
      */
     public int doWork(WorkCompletion[] completions) {
         assert loop.inLoop() : "doWork() off the loop thread";
-        sendLock.lock();
+        if (!sendLock.tryLock()) {
+            // A worker is posting. Ask it to wake the loop when it lets go, then look once more:
+            // it may have let go before it could see the request.
+            passWanted = true;
+            if (!sendLock.tryLock()) {
+                counters.increment(Counter.LOOP_PASSES_DEFERRED);
+                return 0;
+            }
+        }
+        passWanted = false;
         try {
             return doWorkLocked(completions);
         } finally {
             sendLock.unlock();
+        }
+    }
+
+    /** unlockSend() - a worker lets go of the send lock, waking the loop when it deferred a pass meanwhile. */
+    private void unlockSend() {
+        sendLock.unlock();
+        if (passWanted) {
+            passWanted = false;
+            loop.wakeup();
+        }
+    }
+
+    /**
+     * underSendLock() - run {@code action} holding the send lock as a worker does (tests: a worker
+     * stuck in a post), letting go of it as a worker does.
+     */
+    void underSendLock(Runnable action) {
+        sendLock.lock();
+        try {
+            action.run();
+        } finally {
+            unlockSend();
         }
     }
 
@@ -505,7 +544,7 @@ public final class ConnectionState implements RdmaConnection {
                     return;
                 }
             } finally {
-                sendLock.unlock();
+                unlockSend();
             }
         }
         submittedReplies.add(job);
@@ -679,7 +718,7 @@ public final class ConnectionState implements RdmaConnection {
                     return;
                 }
             } finally {
-                sendLock.unlock();
+                unlockSend();
             }
         }
         receivePool.returnContext(ctx);

@@ -224,6 +224,11 @@ public final class TransportConfig {
         return loopRunsCalls;
     }
 
+    /** @return the threads each completion loop runs on: a crew of two with {@link #loopRunsCalls()}, else one */
+    public int threadsPerLoop() {
+        return loopRunsCalls ? 2 : 1;
+    }
+
     /** @return the most connections served at once */
     public int maxConnections() {
         return maxConnections;
@@ -392,8 +397,7 @@ public final class TransportConfig {
          * @param value true (the default): each completion loop has a standby thread, and the
          *        loop thread that received a call at a caught-up loop runs it (decode, program,
          *        reply) while the standby takes over the completions, saving the hand-off to a
-         *        worker; false:
-         *        every call goes to a worker and the loop is one thread
+         *        worker; false: every call goes to a worker and the loop is one thread
          * @return this builder
          */
         public Builder loopRunsCalls(boolean value) {

@@ -56,8 +56,7 @@ import org.slf4j.LoggerFactory;
  * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop has a crew of two
  * threads. One leads: it runs the passes and sleeps on the channel. The other stands by. When a
  * pass that follows an idle one (the loop had caught up: no backlog) delivers calls and the
- * standby is free, the leader keeps the first call for itself
- * ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
+ * standby is free, the leader keeps the first call for itself ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
  * program, reply) on its own thread, then stands by in turn. A call then costs one wake-up (the
  * completion's) instead of two (the loop's, then a worker's): an nfsd thread likewise takes the
  * request svcrdma queued and runs it, with no thread in between. A call that blocks (disk) holds
@@ -100,8 +99,6 @@ public final class CompletionLoop implements Runnable {
     private volatile boolean closed;
     private boolean failedBefore;
 
-    /** Threads that take turns leading the loop: 2 when the leader may run a call itself, else 1. */
-    private final int crewSize;
     /** Guards the change of leader; the standby waits on {@link #leadershipFree}. */
     private final ReentrantLock crew = new ReentrantLock();
     private final Condition leadershipFree = crew.newCondition();
@@ -132,7 +129,6 @@ public final class CompletionLoop implements Runnable {
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
         this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
         this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.completionSpinMicros());
-        this.crewSize = config.loopRunsCalls() ? 2 : 1;
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -145,7 +141,7 @@ public final class CompletionLoop implements Runnable {
 
     /** @return the threads this loop runs on ({@link #run()} once on each) */
     int crewSize() {
-        return crewSize;
+        return config.threadsPerLoop();
     }
 
     public TransportConfig config() {
@@ -246,8 +242,7 @@ public final class CompletionLoop implements Runnable {
      */
     public boolean lend(Runnable task) {
         if (!inLoop() || lent != null || !caughtUp || !standbyWaiting || closed) {
-            // Off the leader (a handler offering work outside onCall): never touch loop state from there.
-            return false;
+            return false; // inLoop() first: off the leader, loop state is not even read
         }
         lent = task;
         engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
@@ -327,11 +322,8 @@ public final class CompletionLoop implements Runnable {
                 try {
                     leadershipFree.await();
                 } catch (InterruptedException e) {
-                    LOG.warn("RDMA completion loop {} was interrupted; its {} connections are abandoned", index,
-                            connections.size());
-                    closed = true;
+                    abandonOnInterrupt();
                     leadershipFree.signalAll();
-                    Thread.currentThread().interrupt();
                 } finally {
                     standbyWaiting = false;
                 }
@@ -358,6 +350,13 @@ public final class CompletionLoop implements Runnable {
         } finally {
             crew.unlock();
         }
+    }
+
+    /** abandonOnInterrupt() - a crew thread was interrupted: the loop ends, its connections left as they are. */
+    private void abandonOnInterrupt() {
+        LOG.warn("RDMA completion loop {} was interrupted; its {} connections are abandoned", index, connections.size());
+        closed = true;
+        Thread.currentThread().interrupt();
     }
 
     /** runLent() - a call kept by {@link #lend}, on the thread that received it; nothing escapes to end the thread. */
@@ -412,10 +411,7 @@ public final class CompletionLoop implements Runnable {
                 awake.set(true);
                 onFired(n);
             } catch (InterruptedException e) {
-                LOG.warn("RDMA completion loop {} was interrupted; its {} connections are abandoned", index,
-                        connections.size());
-                closed = true;
-                Thread.currentThread().interrupt();
+                abandonOnInterrupt();
             } catch (VerbsException | RuntimeException e) {
                 awake.set(true);
                 if (failedBefore) {

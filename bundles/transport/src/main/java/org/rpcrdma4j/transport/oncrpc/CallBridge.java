@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>On the completion loop, per call: detach the reply, consult the {@link ReplyCache} (only
  * for procedures the program's binding calls non-idempotent), and either leave the call to the
  * loop thread that received it ({@link ReceivedCall#runOnReceivingThread}: no hand-off) or hand
- * it to a worker: at most one hand-off. The worker decodes the RPC header and credentials, runs the program, and sends its
- * reply. oncrpc4j's {@link Xdr} reads the body where it was received (the registered receive
+ * it to a worker: at most one hand-off. Whichever thread runs it decodes the RPC header and
+ * credentials, runs the program, and sends its reply. oncrpc4j's {@link Xdr} reads the body where it was received (the registered receive
  * buffer, the READ sinks): the body is never copied, and the call is released only once its
  * reply is sent. So what a connection holds, received and queued and running, is bounded by the
  * receive contexts it was given (a multiple of its credits): a client that ignores its credits
@@ -47,8 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #onCall}, {@link #onBackchannelReply}, {@link #onBackchannelClosed} on
  * a completion loop; {@link #serve} and {@link #sendReply} on workers (or the loop thread that
- * received the call, after its pass); {@link #backchannel} on
- * any thread.
+ * received the call, after its pass); {@link #backchannel} on any thread.
  */
 final class CallBridge implements RpcCallHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CallBridge.class);

@@ -149,7 +149,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             bridge = b;
             transport = t;
             t.start(threadFactory("rpcrdma4j-rdma-" + t.localAddress().getPort() + "-", config.completionLoops(),
-                    config.loopRunsCalls() ? 2 : 1));
+                    config.threadsPerLoop()));
         }
         LOG.info("RPC-over-RDMA transport listening on {} (verbs provider '{}', {})", localAddress(), provider.name(), config);
     }

@@ -18,6 +18,9 @@ import org.openjdk.jmh.annotations.TearDown;
  *
  * <p>Correctness: every reply is checked on the hot path (xid, accepted SUCCESS, length, first
  * result word); failures are counted and fail the trial in teardown.
+ *
+ * <p>Diagnosis: {@code -jvmArgsAppend -Dbench.serverStatistics=true} prints the RDMA server's
+ * counters at the end of each trial (calls run on the loop, sleeps, spin hits and misses).
  */
 @State(Scope.Thread)
 public abstract class RoundTripBenchmark {
@@ -72,6 +75,9 @@ public abstract class RoundTripBenchmark {
     public void tearDown() throws Exception {
         try {
             check("teardown");
+            if (Boolean.getBoolean("bench.serverStatistics")) {
+                System.out.println(transport + " server counters: " + server.statistics());
+            }
             if (failures > 0) {
                 throw new IllegalStateException(transport + ": " + failures + " of " + replies
                         + " replies failed the check; the score is not valid. Server: " + server.statistics());

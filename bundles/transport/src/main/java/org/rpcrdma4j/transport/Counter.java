@@ -162,6 +162,16 @@ public enum Counter {
      * meanwhile instead of waiting.
      */
     LOOP_PASSES_DEFERRED,
+    /**
+     * Times a completion loop's new leader, polling after its crew mate kept a lone call
+     * ({@code nextCallSpinMicros}), found the client's next call within the spin: a wake-up saved.
+     */
+    NEXT_CALL_SPIN_HITS,
+    /**
+     * Next-call spins that found no call and ended in a sleep: CPU spent for nothing. Misses make
+     * the loop stop spinning (it then probes one lone call in 16), so they stay a small share.
+     */
+    NEXT_CALL_SPIN_MISSES,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

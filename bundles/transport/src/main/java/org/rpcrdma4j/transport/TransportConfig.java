@@ -46,6 +46,7 @@ public final class TransportConfig {
     private final int stallTimeoutSeconds;
     private final int completionSpinMicros;
     private final boolean loopRunsCalls;
+    private final int nextCallSpinMicros;
     private final int maxConnections;
     private final int backchannelCredits;
     private final RpcRdmaLimits limits;
@@ -68,6 +69,7 @@ public final class TransportConfig {
         stallTimeoutSeconds = b.stallTimeoutSeconds;
         completionSpinMicros = b.completionSpinMicros;
         loopRunsCalls = b.loopRunsCalls;
+        nextCallSpinMicros = b.nextCallSpinMicros;
         maxConnections = b.maxConnections;
         limits = b.limits;
         if (receiveContexts < credits + backchannelCredits) {
@@ -190,6 +192,7 @@ public final class TransportConfig {
         b.stallTimeoutSeconds = stallTimeoutSeconds;
         b.completionSpinMicros = completionSpinMicros;
         b.loopRunsCalls = loopRunsCalls;
+        b.nextCallSpinMicros = nextCallSpinMicros;
         b.maxConnections = maxConnections;
         b.backchannelCredits = backchannelCredits;
         b.limits = limits;
@@ -224,6 +227,15 @@ public final class TransportConfig {
         return loopRunsCalls;
     }
 
+    /**
+     * @return how long, after the loop thread took a lone call to run itself ({@link #loopRunsCalls()}),
+     *         the loop's new leader polls for the same client's next call before it sleeps, in
+     *         microseconds (default 50; 0: never); adaptive, see {@link Builder#nextCallSpinMicros}
+     */
+    public int nextCallSpinMicros() {
+        return nextCallSpinMicros;
+    }
+
     /** @return the threads each completion loop runs on: a crew of two with {@link #loopRunsCalls()}, else one */
     public int threadsPerLoop() {
         return loopRunsCalls ? 2 : 1;
@@ -248,7 +260,8 @@ public final class TransportConfig {
                 + ", sinkPageSize=" + sinkPageSize + ", completionBatch=" + completionBatch
                 + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
                 + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", completionSpinMicros=" + completionSpinMicros
-                + ", loopRunsCalls=" + loopRunsCalls + ", maxConnections=" + maxConnections
+                + ", loopRunsCalls=" + loopRunsCalls + ", nextCallSpinMicros=" + nextCallSpinMicros
+                + ", maxConnections=" + maxConnections
                 + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
@@ -270,6 +283,7 @@ public final class TransportConfig {
         private int stallTimeoutSeconds = 30;
         private int completionSpinMicros;
         private boolean loopRunsCalls = true;
+        private int nextCallSpinMicros = 50;
         private int maxConnections = 1024;
         private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
@@ -402,6 +416,22 @@ public final class TransportConfig {
          */
         public Builder loopRunsCalls(boolean value) {
             loopRunsCalls = value;
+            return this;
+        }
+
+        /**
+         * @param micros 0..{@value #MAX_COMPLETION_SPIN_MICROS}, default 50 (0: never spin): with
+         *        {@link #loopRunsCalls}, when a wake-up of a loop brought exactly one call and the
+         *        loop thread took it to run itself (a client calling one at a time: it waits for
+         *        this reply before it sends its next call), the loop's new leader polls this long
+         *        for that next call before it sleeps, so it comes in without a wake-up. Adaptive:
+         *        after spins that found no call the loop stops spinning and only tries again now
+         *        and then, so a client that pauses between calls costs no CPU in spins; under load
+         *        (a wake-up bringing several calls) it never spins, leaving the CPUs to the calls
+         * @return this builder
+         */
+        public Builder nextCallSpinMicros(int micros) {
+            nextCallSpinMicros = range("nextCallSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
             return this;
         }
 

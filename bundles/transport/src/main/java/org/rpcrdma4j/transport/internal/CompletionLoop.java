@@ -55,13 +55,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop has a crew of two
  * threads. One leads: it runs the passes and sleeps on the channel. The other stands by. When a
- * pass that follows an idle one (the loop had caught up: no backlog) delivers calls and the
- * standby is free, the leader keeps the first call for itself ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
- * program, reply) on its own thread, then stands by in turn. A call then costs one wake-up (the
+ * pass that follows one without calls (the loop had caught up: no backlog) delivers calls and the
+ * standby is free, the leader keeps the first call for itself ({@link #lend}), ends the pass,
+ * hands the loop to the standby and runs the call (decode, program, reply) on its own thread,
+ * then stands by in turn. A call then costs one wake-up (the
  * completion's) instead of two (the loop's, then a worker's): an nfsd thread likewise takes the
  * request svcrdma queued and runs it, with no thread in between. A call that blocks (disk) holds
  * only its own thread: the other leads, and while neither stands by, calls go to the workers as
- * before, so the loop never stops polling.
+ * before, so the loop never stops polling. When the call was the only one its wake-up brought (a
+ * client calling one at a time: its next call follows this reply), the new leader polls for that
+ * next call for up to nextCallSpinMicros before it sleeps ({@link #spinForNextCall}), adaptively.
  *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
@@ -78,6 +81,14 @@ public final class CompletionLoop implements Runnable {
      */
     static final long QUIET_AWAIT_MILLIS = 10_000;
     private static final long MAX_POLLING_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
+    /**
+     * The next-call spin's confidence at its highest. A hit adds one, a miss takes two: the loop
+     * keeps spinning while at least about two spins in three find the call, and stops after
+     * {@value} / 2 misses in a row.
+     */
+    public static final int NEXT_CALL_SCORE_MAX = 16;
+    /** With no confidence left, one lone call in this many (a power of two) still spins, to find out whether the client sped up. */
+    public static final int NEXT_CALL_PROBE_INTERVAL = 16;
 
     private final int index;
     private final TransportEngine engine;
@@ -94,6 +105,7 @@ public final class CompletionLoop implements Runnable {
     private int strategiesSeen = -1;
     private final long stallTimeoutNanos;
     private final long spinNanos;
+    private final long nextCallSpinNanos;
     /** The loop's clock, read once per pass. */
     private long now = System.nanoTime();
     private volatile boolean closed;
@@ -111,12 +123,26 @@ public final class CompletionLoop implements Runnable {
     /** The call the leader runs itself once its pass ends (leader only). */
     private Runnable lent;
     /**
-     * The last pass found nothing (leader only): the loop had caught up, so a call now meets a
-     * loop with no backlog. Only then does the leader keep a call: under sustained load every
-     * pass finds work, and a leader that stopped polling to run a call would leave its
-     * completions waiting until the standby got a CPU.
+     * The last pass delivered no call (leader only): the loop had caught up, so a call now meets
+     * a loop with no backlog of calls. Only then does the leader keep a call: under sustained load
+     * every pass brings calls, and a leader that stopped polling to run one would leave its
+     * completions waiting until the standby got a CPU. (Send completions, reposts and returned
+     * contexts are no backlog: the pass that takes a reply's send completion is often the one
+     * right before the client's next call.)
      */
     private boolean caughtUp;
+    /** Calls offered to {@link #lend} in the current pass (leader only). */
+    private int callsOffered;
+    /**
+     * The pass that ended the last leadership delivered one call, which its leader kept: a client
+     * calling one at a time, whose next call comes once it has this reply. Set by the old leader,
+     * read by the new one; both under {@link #crew}.
+     */
+    private boolean nextCallExpected;
+    /** Confidence in the next-call spin, 0..{@value #NEXT_CALL_SCORE_MAX}: up by one per hit, down by two per miss (leader only). */
+    private int nextCallScore = NEXT_CALL_SCORE_MAX;
+    /** Lone calls seen while the confidence is 0, for the occasional probing spin (leader only). */
+    private int nextCallProbes;
 
     /**
      * @param channel the channel the loop sleeps on and its queues report to; null to poll
@@ -129,6 +155,7 @@ public final class CompletionLoop implements Runnable {
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
         this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
         this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.completionSpinMicros());
+        this.nextCallSpinNanos = TimeUnit.MICROSECONDS.toNanos(config.nextCallSpinMicros());
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -241,8 +268,12 @@ public final class CompletionLoop implements Runnable {
      *         no crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
     public boolean lend(Runnable task) {
-        if (!inLoop() || lent != null || !caughtUp || !standbyWaiting || closed) {
-            return false; // inLoop() first: off the leader, loop state is not even read
+        if (!inLoop()) {
+            return false; // first: off the leader, loop state is not even read
+        }
+        callsOffered++;
+        if (lent != null || !caughtUp || !standbyWaiting || closed) {
+            return false;
         }
         lent = task;
         engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
@@ -260,6 +291,7 @@ public final class CompletionLoop implements Runnable {
             return 0;
         }
         now = System.nanoTime();
+        callsOffered = 0;
         int work = takeHandedIn();
         int version = engine.strategies().version();
         if (version != strategiesSeen) {
@@ -288,7 +320,7 @@ public final class CompletionLoop implements Runnable {
         if (closing && connections.isEmpty() && handedIn.isEmpty()) {
             finishClose();
         }
-        caughtUp = work == 0;
+        caughtUp = callsOffered == 0;
         return work;
     }
 
@@ -377,10 +409,13 @@ public final class CompletionLoop implements Runnable {
      */
     private Runnable lead() {
         int idle = 0;
+        boolean awaitNextCall = nextCallExpected;
+        nextCallExpected = false;
         while (true) {
             Runnable task = lent;
             if (task != null) {
                 lent = null;
+                nextCallExpected = callsOffered == 1 && nextCallSpinNanos > 0;
                 return task;
             }
             if (closed) {
@@ -394,6 +429,12 @@ public final class CompletionLoop implements Runnable {
                 if (channel == null) {
                     idle = pollingBackoff(idle);
                     continue;
+                }
+                if (awaitNextCall) {
+                    awaitNextCall = false;
+                    if (spinForNextCall()) {
+                        continue;
+                    }
                 }
                 if (spinNanos > 0 && spinForWork()) {
                     engine.counters().increment(Counter.LOOP_SPIN_HITS);
@@ -453,6 +494,37 @@ public final class CompletionLoop implements Runnable {
                 return true;
             }
         } while (!closed && now - deadline < 0);
+        return false;
+    }
+
+    /**
+     * spinForNextCall() - the new leader after a lone call was kept: its client waits for that
+     * reply and sends its next call right after, typically within tens of microseconds, while a
+     * sleeping loop would take a wake-up (an interrupt and a thread switch, tens of microseconds
+     * between CPUs) to see it. So poll for up to nextCallSpinMicros for a call. Adaptive, as a
+     * spinning lock is: every spin that finds a call raises the confidence by one, every one that
+     * does not halves it, and at 0 only one lone call in {@value #NEXT_CALL_PROBE_INTERVAL} spins
+     * (to notice when the client speeds up again). The lone-call rule keeps the spin off the CPUs
+     * under load, when calls come several at once and workers need the cores.
+     *
+     * @return true when a call came within the spin
+     */
+    private boolean spinForNextCall() {
+        if (nextCallScore == 0 && (++nextCallProbes & (NEXT_CALL_PROBE_INTERVAL - 1)) != 0) {
+            return false;
+        }
+        long deadline = now + nextCallSpinNanos;
+        do {
+            Thread.onSpinWait();
+            doWork();
+            if (callsOffered > 0 || lent != null) {
+                nextCallScore = Math.min(NEXT_CALL_SCORE_MAX, nextCallScore + 1);
+                engine.counters().increment(Counter.NEXT_CALL_SPIN_HITS);
+                return true;
+            }
+        } while (!closed && now - deadline < 0);
+        nextCallScore = Math.max(0, nextCallScore - 2);
+        engine.counters().increment(Counter.NEXT_CALL_SPIN_MISSES);
         return false;
     }
 

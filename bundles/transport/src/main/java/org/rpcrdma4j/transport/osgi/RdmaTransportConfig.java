@@ -101,6 +101,15 @@ public @interface RdmaTransportConfig {
                     + "thread stands by, calls go to the host's workers. false: every call goes to a worker, one thread per loop.")
     boolean loopRunsCalls() default true;
 
+    @AttributeDefinition(name = "Next-call spin (us)", min = "0", max = "1000",
+            description = "With loopRunsCalls: when a wake-up of a completion loop brought exactly one call and the loop "
+                    + "thread runs it itself (a client calling one at a time, which sends its next call as soon as it has "
+                    + "this reply), the loop's other thread polls this long for that next call before it sleeps, so the call "
+                    + "comes in without a wake-up. Adaptive: spins that find no call make the loop stop spinning (it then "
+                    + "tries one lone call in 16), and under load (several calls per wake-up) it never spins. 0: never. "
+                    + "Default 50.")
+    int nextCallSpinMicros() default 50;
+
     @AttributeDefinition(name = "Max connections", min = "1", max = "65536",
             description = "RPC-over-RDMA connections served at once; connect requests beyond are rejected (and logged).")
     int maxConnections() default 1024;

@@ -36,6 +36,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .stallTimeoutSeconds(c.stallTimeoutSeconds())
                 .completionSpinMicros(c.completionSpinMicros())
                 .loopRunsCalls(c.loopRunsCalls())
+                .nextCallSpinMicros(c.nextCallSpinMicros())
                 .maxConnections(c.maxConnections())
                 .backchannelCredits(c.backchannelCredits())
                 .limits(limits)

@@ -1,13 +1,19 @@
 package org.rpcrdma4j.transport.oncrpc;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
+import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -46,6 +52,22 @@ final class OneLoopServer implements AutoCloseable {
             fabric.close();
             throw e;
         }
+    }
+
+    /**
+     * echo() - one 64-byte ECHO call, waiting for its reply, and checks the echo.
+     *
+     * @param xid the call's transaction id; its low byte fills the text
+     */
+    void echo(int xid) throws Exception {
+        byte[] text = new byte[64];
+        Arrays.fill(text, (byte) xid);
+        RpcReply reply = client.call(CallRequest.builder(RpcWire.call(xid, BulkProgram.PROGRAM, BulkProgram.VERSION,
+                BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(), Duration.ofSeconds(30));
+        byte[] whole = RpcWire.whole(reply, false);
+        assertEquals(0, RpcWire.acceptStatus(whole), "SUCCESS");
+        int at = RpcWire.resultsOffset(whole);
+        assertArrayEquals(text, Arrays.copyOfRange(whole, at + 4, at + 4 + text.length), "call " + xid + " echoed");
     }
 
     /** @return the port the transport listens on (its threads are named after it) */

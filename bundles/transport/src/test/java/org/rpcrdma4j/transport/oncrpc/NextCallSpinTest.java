@@ -1,0 +1,106 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.client.ClientConfig;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.internal.CompletionLoop;
+
+/**
+ * NextCallSpinTest - {@code nextCallSpinMicros} on the transport's own loop threads (as in
+ * Karaf): a client calling one at a time has its next call taken while the loop's other thread
+ * polls for it; a client that pauses longer than the spin makes the loop stop spinning after a
+ * few misses (then it only probes); 0 turns it off; and the spin always ends in a sleep.
+ */
+class NextCallSpinTest {
+    private static final int CALLS = 200;
+    /** A warm loop takes CALLS / 4 next calls within a few hundred; a cold JVM on a busy host needs more. */
+    private static final int MAX_CALLS = 50_000;
+    /** Longer than the longest spin (1 ms): every spin for this client's next call finds nothing. */
+    private static final long PAUSE_MILLIS = 4;
+
+    private OneLoopServer server;
+
+    private void start(int nextCallSpinMicros) throws Exception {
+        server = new OneLoopServer(TransportConfig.builder().nextCallSpinMicros(nextCallSpinMicros),
+                ClientConfig.builder().progressThread(false).build());
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private TransportStatistics statistics() {
+        return server.rdma.statistics();
+    }
+
+    private String describe() {
+        TransportStatistics s = statistics();
+        return "hits " + s.get(Counter.NEXT_CALL_SPIN_HITS) + ", misses " + s.get(Counter.NEXT_CALL_SPIN_MISSES)
+                + ", calls run on the loop " + s.get(Counter.CALLS_RUN_ON_LOOP) + ", sleeps " + s.get(Counter.LOOP_SLEEPS)
+                + ", calls delivered " + s.get(Counter.CALLS_DELIVERED);
+    }
+
+    @Test
+    void aLoneCallersNextCallIsTakenWhileTheLoopSpins() throws Exception {
+        start(1000);
+        // Warm, the client sends its next call within tens of microseconds of a reply, far
+        // inside 1 ms. Until the JIT has compiled client and server (and while its compiler
+        // threads hold a CPU of two) calls can be further apart: the loop stops spinning and
+        // probes. So call until the spin has taken CALLS / 4 calls, within a generous bound;
+        // without the spin there are no hits at all.
+        int calls = 0;
+        while (statistics().get(Counter.NEXT_CALL_SPIN_HITS) < CALLS / 4 && calls < MAX_CALLS) {
+            server.echo(0x6000 + calls++);
+        }
+        assertTrue(statistics().get(Counter.NEXT_CALL_SPIN_HITS) >= CALLS / 4, calls + " calls: " + describe());
+        assertEquals(0, statistics().get(Counter.LOOP_SPIN_HITS), "the other spin (completionSpinMicros) is off");
+        assertLoopSleeps();
+    }
+
+    @Test
+    void aClientThatPausesLongerThanTheSpinMakesTheLoopStopSpinning() throws Exception {
+        start(1000);
+        for (int i = 0; i < CALLS / 4; i++) {
+            server.echo(0x6100 + i);
+            Thread.sleep(PAUSE_MILLIS);
+        }
+        TransportStatistics s = statistics();
+        assertTrue(s.get(Counter.CALLS_RUN_ON_LOOP) > CALLS / 8, "the calls met a caught-up loop: " + describe());
+        // Full confidence lasts NEXT_CALL_SCORE_MAX / 2 misses; then one lone call in
+        // NEXT_CALL_PROBE_INTERVAL spins. Without the adaptation every call would spin (and miss).
+        long spins = s.get(Counter.NEXT_CALL_SPIN_HITS) + s.get(Counter.NEXT_CALL_SPIN_MISSES);
+        long bound = CompletionLoop.NEXT_CALL_SCORE_MAX / 2 + CALLS / 4 / CompletionLoop.NEXT_CALL_PROBE_INTERVAL + 2;
+        assertTrue(spins <= bound, "spins " + spins + " > " + bound + ": " + describe());
+        assertTrue(s.get(Counter.NEXT_CALL_SPIN_MISSES) >= CompletionLoop.NEXT_CALL_SCORE_MAX / 2, describe());
+        assertLoopSleeps();
+    }
+
+    @Test
+    void zeroNeverSpins() throws Exception {
+        start(0);
+        for (int i = 0; i < CALLS / 2; i++) {
+            server.echo(0x6200 + i);
+        }
+        assertEquals(0, statistics().get(Counter.NEXT_CALL_SPIN_HITS) + statistics().get(Counter.NEXT_CALL_SPIN_MISSES),
+                describe());
+        assertTrue(statistics().get(Counter.CALLS_RUN_ON_LOOP) > 0, "the loop still runs lone calls: " + describe());
+        assertLoopSleeps();
+    }
+
+    /** Once the client stops, the spinning ends: both threads of the loop's crew park. */
+    private void assertLoopSleeps() throws InterruptedException {
+        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, Duration.ofSeconds(10)),
+                "the idle loop never slept: " + LoopCrew.describe(server.port(), 0));
+    }
+}

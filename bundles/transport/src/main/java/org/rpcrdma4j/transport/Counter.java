@@ -172,6 +172,17 @@ public enum Counter {
      * the loop stop spinning (it then probes one lone call in 16), so they stay a small share.
      */
     NEXT_CALL_SPIN_MISSES,
+    /**
+     * Calls a loop thread ran after stepping aside from its loop without waking the standby
+     * ({@code callTimeSliceMicros}): the standby was watching, so a hand-over (a wake-up) saved.
+     * The rest of {@link #CALLS_RUN_ON_LOOP} woke the standby first.
+     */
+    CALLS_RUN_WITHOUT_HAND_OVER,
+    /**
+     * Times a watching standby took its loop over because the call its leader stepped aside for
+     * ran longer than {@code callTimeSliceMicros} (a call that blocks, or a busy CPU).
+     */
+    LOOP_TAKEOVERS,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

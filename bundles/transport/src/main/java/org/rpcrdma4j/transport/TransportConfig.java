@@ -21,6 +21,10 @@ public final class TransportConfig {
     public static final int MAX_COMPLETION_LOOPS = 64;
     /** Longest a completion loop may poll for work before it sleeps (completionSpinMicros). */
     public static final int MAX_COMPLETION_SPIN_MICROS = 1000;
+    /** Longest callTimeSliceMicros: 100 ms. */
+    public static final int MAX_CALL_TIME_SLICE_MICROS = 100_000;
+    /** The default callTimeSliceMicros: 1 ms. */
+    public static final int DEFAULT_CALL_TIME_SLICE_MICROS = 1000;
     /** Cap of the default number of completion loops (one per CPU). */
     public static final int DEFAULT_MAX_COMPLETION_LOOPS = 8;
     /** Bytes of READ sinks per loop, device and strategy when {@code readSinkCount} is 0 (the default): 24 MiB. */
@@ -47,6 +51,7 @@ public final class TransportConfig {
     private final int completionSpinMicros;
     private final boolean loopRunsCalls;
     private final int nextCallSpinMicros;
+    private final int callTimeSliceMicros;
     private final int maxConnections;
     private final int backchannelCredits;
     private final RpcRdmaLimits limits;
@@ -70,6 +75,7 @@ public final class TransportConfig {
         completionSpinMicros = b.completionSpinMicros;
         loopRunsCalls = b.loopRunsCalls;
         nextCallSpinMicros = b.nextCallSpinMicros;
+        callTimeSliceMicros = b.callTimeSliceMicros;
         maxConnections = b.maxConnections;
         limits = b.limits;
         if (receiveContexts < credits + backchannelCredits) {
@@ -193,6 +199,7 @@ public final class TransportConfig {
         b.completionSpinMicros = completionSpinMicros;
         b.loopRunsCalls = loopRunsCalls;
         b.nextCallSpinMicros = nextCallSpinMicros;
+        b.callTimeSliceMicros = callTimeSliceMicros;
         b.maxConnections = maxConnections;
         b.backchannelCredits = backchannelCredits;
         b.limits = limits;
@@ -236,6 +243,15 @@ public final class TransportConfig {
         return nextCallSpinMicros;
     }
 
+    /**
+     * @return how long a completion-loop thread may run a call it kept ({@link #loopRunsCalls()})
+     *         before its standby takes the loop over, in microseconds (default 1000; 0: the
+     *         standby is woken before every such call); see {@link Builder#callTimeSliceMicros}
+     */
+    public int callTimeSliceMicros() {
+        return callTimeSliceMicros;
+    }
+
     /** @return the threads each completion loop runs on: a crew of two with {@link #loopRunsCalls()}, else one */
     public int threadsPerLoop() {
         return loopRunsCalls ? 2 : 1;
@@ -261,7 +277,7 @@ public final class TransportConfig {
                 + ", replyStagingBytes=" + replyStagingBytes + ", completionLoops=" + completionLoops
                 + ", stallTimeoutSeconds=" + stallTimeoutSeconds + ", completionSpinMicros=" + completionSpinMicros
                 + ", loopRunsCalls=" + loopRunsCalls + ", nextCallSpinMicros=" + nextCallSpinMicros
-                + ", maxConnections=" + maxConnections
+                + ", callTimeSliceMicros=" + callTimeSliceMicros + ", maxConnections=" + maxConnections
                 + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
@@ -284,6 +300,7 @@ public final class TransportConfig {
         private int completionSpinMicros;
         private boolean loopRunsCalls = true;
         private int nextCallSpinMicros = 50;
+        private int callTimeSliceMicros = DEFAULT_CALL_TIME_SLICE_MICROS;
         private int maxConnections = 1024;
         private int backchannelCredits = 2;
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
@@ -432,6 +449,23 @@ public final class TransportConfig {
          */
         public Builder nextCallSpinMicros(int micros) {
             nextCallSpinMicros = range("nextCallSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
+            return this;
+        }
+
+        /**
+         * @param micros 0..{@value #MAX_CALL_TIME_SLICE_MICROS}, default
+         *        {@value #DEFAULT_CALL_TIME_SLICE_MICROS}: with {@link #loopRunsCalls}, how long the
+         *        loop thread may run a call it kept before the loop's standby takes the loop over.
+         *        While calls are kept the standby checks this often (at most 1,000 timed wake-ups
+         *        a second at the default; none once no call was kept for 20 slices), so the thread
+         *        runs the call without waking the standby and takes the loop back after it: a
+         *        lone call costs no wake-up of the crew. A call that blocks holds the loop's other
+         *        connections for up to about two slices. 0: the standby is woken before every
+         *        such call (one more wake-up per call, no delay for the other connections)
+         * @return this builder
+         */
+        public Builder callTimeSliceMicros(int micros) {
+            callTimeSliceMicros = range("callTimeSliceMicros", micros, 0, MAX_CALL_TIME_SLICE_MICROS);
             return this;
         }
 

@@ -66,6 +66,13 @@ import org.slf4j.LoggerFactory;
  * client calling one at a time: its next call follows this reply), the new leader polls for that
  * next call for up to nextCallSpinMicros before it sleeps ({@link #spinForNextCall}), adaptively.
  *
+ * <p>The lazy hand-over ({@code callTimeSliceMicros}): while calls are kept, the standby waits
+ * with a timeout (it watches), so the leader need not wake it: it steps aside ({@link #stepAside}),
+ * runs the call and takes the loop back, and the standby takes the loop over only if the call
+ * outruns its time slice. A lone call then costs no wake-up of the crew; once no call was kept for
+ * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the next kept call
+ * wakes it as before.
+ *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
  * leader takes the loop under the crew lock, which orders everything the previous one wrote.
@@ -89,6 +96,8 @@ public final class CompletionLoop implements Runnable {
     public static final int NEXT_CALL_SCORE_MAX = 16;
     /** With no confidence left, one lone call in this many (a power of two) still spins, to find out whether the client sped up. */
     public static final int NEXT_CALL_PROBE_INTERVAL = 16;
+    /** A watching standby stops its timed checks once no call was kept for this many time slices. */
+    public static final int WATCH_QUIET_SLICES = 20;
 
     private final int index;
     private final TransportEngine engine;
@@ -106,6 +115,9 @@ public final class CompletionLoop implements Runnable {
     private final long stallTimeoutNanos;
     private final long spinNanos;
     private final long nextCallSpinNanos;
+    private final long callTimeSliceNanos;
+    /** With no call kept for this long, a watching standby stops its timed checks and sleeps until woken. */
+    private final long watchQuietNanos;
     /** The loop's clock, read once per pass. */
     private long now = System.nanoTime();
     private volatile boolean closed;
@@ -131,6 +143,15 @@ public final class CompletionLoop implements Runnable {
      * right before the client's next call.)
      */
     private boolean caughtUp;
+    /**
+     * When the leader stepped aside to run a call it kept without waking the standby
+     * (System.nanoTime(), never 0), or 0. Under {@link #crew}.
+     */
+    private long steppedAsideAt;
+    /** The standby waits with a timeout, checking on a leader that stepped aside. Under {@link #crew}. */
+    private boolean standbyWatching;
+    /** When the leader last kept a call (System.nanoTime()); the standby watches while calls are kept. */
+    private volatile long lastLendNanos;
     /** Calls offered to {@link #lend} in the current pass (leader only). */
     private int callsOffered;
     /**
@@ -156,6 +177,8 @@ public final class CompletionLoop implements Runnable {
         this.stallTimeoutNanos = TimeUnit.SECONDS.toNanos(config.stallTimeoutSeconds());
         this.spinNanos = TimeUnit.MICROSECONDS.toNanos(config.completionSpinMicros());
         this.nextCallSpinNanos = TimeUnit.MICROSECONDS.toNanos(config.nextCallSpinMicros());
+        this.callTimeSliceNanos = TimeUnit.MICROSECONDS.toNanos(config.callTimeSliceMicros());
+        this.watchQuietNanos = WATCH_QUIET_SLICES * callTimeSliceNanos;
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();
@@ -276,6 +299,7 @@ public final class CompletionLoop implements Runnable {
             return false;
         }
         lent = task;
+        lastLendNanos = now;
         engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
         return true;
     }
@@ -333,11 +357,18 @@ public final class CompletionLoop implements Runnable {
     public void run() {
         started = true;
         try {
-            while (takeLeadership()) {
+            boolean leading = takeLeadership();
+            while (leading) {
                 Runnable task = lead();
-                handOverLeadership();
-                if (task != null) {
+                if (task != null && stepAside()) {
                     runLent(task);
+                    leading = stepBackIn() || takeLeadership();
+                } else {
+                    handOverLeadership();
+                    if (task != null) {
+                        runLent(task);
+                    }
+                    leading = takeLeadership();
                 }
             }
         } finally {
@@ -345,19 +376,70 @@ public final class CompletionLoop implements Runnable {
         }
     }
 
+    /**
+     * stepAside() - the lazy hand-over: when the standby watches (calls were kept lately), the
+     * leader leaves the loop to run the call it kept without waking the standby, and takes the
+     * loop back after the call, unless the call outran callTimeSliceMicros and the standby took
+     * it over. A lone call then costs no wake-up of the crew at all, and on a machine with few
+     * CPUs the standby does not take a CPU from the client the reply wakes. Meanwhile nobody
+     * polls: the loop's other connections wait at most about two time slices.
+     *
+     * @return true when stepped aside; false: hand over now (the standby sleeps untimed, or it is off)
+     */
+    private boolean stepAside() {
+        if (callTimeSliceNanos == 0) {
+            return false;
+        }
+        crew.lock();
+        try {
+            if (!standbyWatching || closed) {
+                return false;
+            }
+            leader = null;
+            long at = System.nanoTime();
+            steppedAsideAt = at != 0 ? at : 1;
+            engine.counters().increment(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
+            return true;
+        } finally {
+            crew.unlock();
+        }
+    }
+
+    /** @return true when this thread leads again after its call; false when the standby took over (or the loop closed) */
+    private boolean stepBackIn() {
+        crew.lock();
+        try {
+            if (leader != null || steppedAsideAt == 0 || closed) {
+                return false;
+            }
+            steppedAsideAt = 0;
+            leader = Thread.currentThread();
+            return true;
+        } finally {
+            crew.unlock();
+        }
+    }
+
     /** @return true once this thread leads the loop; false when the loop closed while it stood by */
     private boolean takeLeadership() {
         crew.lock();
         try {
-            while (leader != null && !closed) {
+            while (!closed && !loopIsFree()) {
                 standbyWaiting = true;
                 try {
-                    leadershipFree.await();
+                    long timeout = watchTimeout();
+                    standbyWatching = timeout > 0;
+                    if (timeout > 0) {
+                        leadershipFree.awaitNanos(timeout);
+                    } else {
+                        leadershipFree.await();
+                    }
                 } catch (InterruptedException e) {
                     abandonOnInterrupt();
                     leadershipFree.signalAll();
                 } finally {
                     standbyWaiting = false;
+                    standbyWatching = false;
                 }
             }
             if (closed) {
@@ -368,6 +450,42 @@ public final class CompletionLoop implements Runnable {
         } finally {
             crew.unlock();
         }
+    }
+
+    /**
+     * @return whether a standby may lead now (under {@link #crew}): the leader handed the loop
+     *         over, or it stepped aside for a call that has run longer than callTimeSliceMicros
+     *         (then the standby takes the loop over, and the leader stands by after its call)
+     */
+    private boolean loopIsFree() {
+        if (leader != null) {
+            return false;
+        }
+        if (steppedAsideAt == 0) {
+            return true;
+        }
+        if (System.nanoTime() - steppedAsideAt < callTimeSliceNanos) {
+            return false;
+        }
+        steppedAsideAt = 0;
+        engine.counters().increment(Counter.LOOP_TAKEOVERS);
+        return true;
+    }
+
+    /**
+     * @return how long the standby may wait before it checks on a leader that stepped aside
+     *         (under {@link #crew}); 0: wait until woken, as no call was kept for
+     *         {@value #WATCH_QUIET_SLICES} time slices (an idle loop's crew costs no CPU)
+     */
+    private long watchTimeout() {
+        if (callTimeSliceNanos == 0) {
+            return 0;
+        }
+        long t = System.nanoTime();
+        if (steppedAsideAt != 0) {
+            return Math.max(1, steppedAsideAt + callTimeSliceNanos - t);
+        }
+        return t - lastLendNanos < watchQuietNanos ? callTimeSliceNanos : 0;
     }
 
     private void handOverLeadership() {

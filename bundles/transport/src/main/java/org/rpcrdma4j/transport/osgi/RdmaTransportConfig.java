@@ -110,6 +110,15 @@ public @interface RdmaTransportConfig {
                     + "Default 50.")
     int nextCallSpinMicros() default 50;
 
+    @AttributeDefinition(name = "Call time slice (us)", min = "0", max = "100000",
+            description = "With loopRunsCalls: how long a completion-loop thread may run a call it kept before the loop's "
+                    + "standby takes the loop over. While calls are kept the standby checks this often (at most 1,000 timed "
+                    + "wake-ups a second at the default, none once no call was kept for 20 slices), so the thread runs the "
+                    + "call without waking the standby and takes the loop back after it: a lone call costs no wake-up of the "
+                    + "loop's threads. A call that blocks holds the loop's other connections for up to about two slices. 0: "
+                    + "the standby is woken before every such call. Default 1000.")
+    int callTimeSliceMicros() default 1000;
+
     @AttributeDefinition(name = "Max connections", min = "1", max = "65536",
             description = "RPC-over-RDMA connections served at once; connect requests beyond are rejected (and logged).")
     int maxConnections() default 1024;

@@ -37,6 +37,7 @@ record TransportSettings(boolean enabled, String provider, String bindAddress, i
                 .completionSpinMicros(c.completionSpinMicros())
                 .loopRunsCalls(c.loopRunsCalls())
                 .nextCallSpinMicros(c.nextCallSpinMicros())
+                .callTimeSliceMicros(c.callTimeSliceMicros())
                 .maxConnections(c.maxConnections())
                 .backchannelCredits(c.backchannelCredits())
                 .limits(limits)

@@ -44,6 +44,8 @@ class TransportSettingsTest {
         assertFalse(TransportSettings.of(config(Map.of("loopRunsCalls", false))).transportConfig().loopRunsCalls());
         assertEquals(50, s.transportConfig().nextCallSpinMicros(), "a lone caller's next call is polled for");
         assertEquals(0, TransportSettings.of(config(Map.of("nextCallSpinMicros", 0))).transportConfig().nextCallSpinMicros());
+        assertEquals(1000, s.transportConfig().callTimeSliceMicros(), "a kept call runs without waking the standby");
+        assertEquals(0, TransportSettings.of(config(Map.of("callTimeSliceMicros", 0))).transportConfig().callTimeSliceMicros());
         assertEquals(1024, s.transportConfig().maxConnections());
         assertEquals(2, s.transportConfig().backchannelCredits());
         assertEquals(0, s.transportConfig().readSinkCount(), "0: 24 MiB of sinks per loop");
@@ -60,7 +62,8 @@ class TransportSettingsTest {
                 Map.entry("replyCacheMaxReplyBytes", 1 << 21), Map.entry("bindAddress", ""), Map.entry("provider", " "),
                 Map.entry("completionLoops", 65), Map.entry("stallTimeoutSeconds", 0), Map.entry("maxConnections", 0),
                 Map.entry("backchannelCredits", 257), Map.entry("completionSpinMicros", 1001),
-                Map.entry("nextCallSpinMicros", -1), Map.entry("readSinkCount", -1));
+                Map.entry("nextCallSpinMicros", -1), Map.entry("callTimeSliceMicros", 100_001),
+                Map.entry("readSinkCount", -1));
         for (Map.Entry<String, Object> e : bad.entrySet()) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> TransportSettings.of(config(Map.of(e.getKey(), e.getValue()))), e.getKey());
@@ -75,6 +78,7 @@ class TransportSettingsTest {
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("credits", 32)))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("completionSpinMicros", 20)))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("nextCallSpinMicros", 0)))));
+        assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("callTimeSliceMicros", 0)))));
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("loopRunsCalls", false)))),
                 "a new crew per loop: the transport restarts");
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("provider", "disni")))));

@@ -1,0 +1,124 @@
+package org.rpcrdma4j.transport.oncrpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.client.CallRequest;
+import org.rpcrdma4j.client.ClientConfig;
+import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.CompletionLoop;
+
+/**
+ * LazyHandOverTest - {@code callTimeSliceMicros}: while calls are kept, the loop's standby
+ * watches with timed waits, so the thread that kept a call steps aside and runs it without waking
+ * the standby, then takes the loop back; a kept call that blocks past its time slice is taken over
+ * (the loop serves its other calls meanwhile); and once calls stop, the standby stops watching.
+ */
+class LazyHandOverTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final int CALLS = 200;
+    private static final int MAX_CALLS = 50_000;
+
+    private OneLoopServer server;
+
+    private void start(int sliceMicros) throws Exception {
+        server = new OneLoopServer(TransportConfig.builder().callTimeSliceMicros(sliceMicros),
+                ClientConfig.builder().progressThread(true).build());
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private long count(Counter c) {
+        return server.rdma.statistics().get(c);
+    }
+
+    private String describe() {
+        return "counters " + server.rdma.statistics() + "; crew " + LoopCrew.describe(server.port(), 0);
+    }
+
+    @Test
+    void aKeptCallRunsWithoutWakingAWatchingStandby() throws Exception {
+        // 100 ms slices: the standby watches for 2 s after a kept call, and no call outruns its
+        // slice unless the host stalls for that long.
+        start(100_000);
+        int calls = 0;
+        while (count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) < CALLS / 4 && calls < MAX_CALLS) {
+            server.echo(0x8000 + calls++);
+        }
+        assertTrue(count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) >= CALLS / 4, calls + " calls: " + describe());
+        assertTrue(count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) <= count(Counter.CALLS_RUN_ON_LOOP), describe());
+    }
+
+    @Test
+    void aKeptCallThatBlocksIsTakenOverAfterItsTimeSliceAndTheLoopServesOn() throws Exception {
+        // 5 ms slices: the standby watches for 100 ms after a kept call.
+        start(5_000);
+        server.echo(0x8100); // kept, the standby woken (it did not watch yet); the credits granted
+        server.echo(0x8101); // kept: the standby watches from now on
+        long aside = count(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
+        server.program.gate = new CountDownLatch(1);
+        CompletableFuture<RpcReply> gated = server.client.call(CallRequest.builder(
+                RpcWire.call(0x8102, BulkProgram.PROGRAM, BulkProgram.VERSION, BulkProgram.GATED, new byte[0])).build());
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) == aside && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(aside + 1, count(Counter.CALLS_RUN_WITHOUT_HAND_OVER),
+                "the gated call was run by the thread that kept it, the standby not woken: " + describe());
+
+        // It blocks in the program past its slice: the standby takes the loop over and serves.
+        for (int i = 0; i < 100; i++) {
+            server.echo(0x8200 + i);
+        }
+        assertFalse(gated.isDone(), "the gated call is still held");
+        assertTrue(count(Counter.LOOP_TAKEOVERS) >= 1, "the standby took over: " + describe());
+
+        server.program.gate.countDown();
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(gated.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
+        // The freed thread found the loop led by the other and stood by: calls are kept again.
+        long kept = count(Counter.CALLS_RUN_ON_LOOP);
+        for (int i = 0; i < 20; i++) {
+            server.echo(0x8300 + i);
+        }
+        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > kept, "calls are kept again: " + describe());
+        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, TIMEOUT), describe());
+    }
+
+    @Test
+    void onceCallsStopTheStandbyStopsWatching() throws Exception {
+        start(1000);
+        for (int i = 0; i < CALLS; i++) {
+            server.echo(0x8400 + i);
+        }
+        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > 0, describe());
+        // After WATCH_QUIET_SLICES quiet slices (20 ms) the standby waits untimed, as the leader on
+        // the channel does: an idle loop's crew costs no CPU.
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!standbyWaitsUntimed() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
+        assertTrue(standbyWaitsUntimed(), "the standby still watches " + CompletionLoop.WATCH_QUIET_SLICES
+                + " slices after the last call: " + describe());
+        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, TIMEOUT), describe());
+    }
+
+    private boolean standbyWaitsUntimed() {
+        return LoopCrew.threads(server.port(), 0).stream()
+                .anyMatch(t -> t.getState() == Thread.State.WAITING && LoopCrew.standingBy(t));
+    }
+}

@@ -179,6 +179,8 @@ public final class CompletionLoop implements Runnable {
         this.nextCallSpinNanos = TimeUnit.MICROSECONDS.toNanos(config.nextCallSpinMicros());
         this.callTimeSliceNanos = TimeUnit.MICROSECONDS.toNanos(config.callTimeSliceMicros());
         this.watchQuietNanos = WATCH_QUIET_SLICES * callTimeSliceNanos;
+        // No call kept yet: the standby starts unwatching, whatever origin System.nanoTime() has.
+        this.lastLendNanos = System.nanoTime() - watchQuietNanos - 1;
         this.completions = new WorkCompletion[config.completionBatch()];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new WorkCompletion();

@@ -635,7 +635,9 @@ public final class CompletionLoop implements Runnable {
         }
         long deadline = now + nextCallSpinNanos;
         do {
-            Thread.onSpinWait();
+            // Yield, not just spin: the client this loop waits for may be runnable on this very
+            // CPU (two CPUs, three threads), and a plain spin would keep it off until the spin ends.
+            Thread.yield();
             doWork();
             if (callsOffered > 0 || lent != null) {
                 nextCallScore = Math.min(NEXT_CALL_SCORE_MAX, nextCallScore + 1);

@@ -130,8 +130,11 @@ public final class CompletionLoop implements Runnable {
     private volatile Thread leader;
     /** Set once a crew thread ran: from then on only the leader is "in the loop". */
     private volatile boolean started;
-    /** A crew thread waits to lead, so the leader may keep a call for itself. Written under {@link #crew}. */
-    private volatile boolean standbyWaiting;
+    /**
+     * Crew threads standing by (waiting to lead), so the leader may keep a call for itself.
+     * Written under {@link #crew}; the leader reads it without.
+     */
+    private volatile int threadsStandingBy;
     /** The call the leader runs itself once its pass ends (leader only). */
     private Runnable lent;
     /**
@@ -297,7 +300,7 @@ public final class CompletionLoop implements Runnable {
             return false; // first: off the leader, loop state is not even read
         }
         callsOffered++;
-        if (lent != null || !caughtUp || !standbyWaiting || closed) {
+        if (lent != null || !caughtUp || threadsStandingBy == 0 || closed) {
             return false;
         }
         lent = task;
@@ -426,23 +429,30 @@ public final class CompletionLoop implements Runnable {
     private boolean takeLeadership() {
         crew.lock();
         try {
-            while (!closed && !loopIsFree()) {
-                standbyWaiting = true;
-                try {
+            // Standing by from the first wait to the last: a watching standby's checks between
+            // its timed waits must not look to the leader like a busy standby (a call it would
+            // then hand to a worker). A count, not a flag: the other crew thread may be leaving
+            // its own stand-by (taking the loop back) while this one waits.
+            threadsStandingBy++;
+            try {
+                while (!closed && !loopIsFree()) {
                     long timeout = watchTimeout();
                     standbyWatching = timeout > 0;
-                    if (timeout > 0) {
-                        leadershipFree.awaitNanos(timeout);
-                    } else {
-                        leadershipFree.await();
+                    try {
+                        if (timeout > 0) {
+                            leadershipFree.awaitNanos(timeout);
+                        } else {
+                            leadershipFree.await();
+                        }
+                    } catch (InterruptedException e) {
+                        abandonOnInterrupt();
+                        leadershipFree.signalAll();
+                    } finally {
+                        standbyWatching = false;
                     }
-                } catch (InterruptedException e) {
-                    abandonOnInterrupt();
-                    leadershipFree.signalAll();
-                } finally {
-                    standbyWaiting = false;
-                    standbyWatching = false;
                 }
+            } finally {
+                threadsStandingBy--;
             }
             if (closed) {
                 return false;

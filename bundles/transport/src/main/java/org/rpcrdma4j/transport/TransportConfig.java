@@ -456,8 +456,10 @@ public final class TransportConfig {
          * @param micros 0..{@value #MAX_CALL_TIME_SLICE_MICROS}, default
          *        {@value #DEFAULT_CALL_TIME_SLICE_MICROS}: with {@link #loopRunsCalls}, how long the
          *        loop thread may run a call it kept before the loop's standby takes the loop over.
-         *        While calls are kept the standby checks this often (at most 1,000 timed wake-ups
-         *        a second at the default; none once no call was kept for 20 slices), so the thread
+         *        While calls are kept at least twice per slice the standby checks this often (a
+         *        watch costs a timed wake-up per slice and saves one per kept call; at most 1,000
+         *        timed wake-ups a second at the default; none once no call was kept for 20
+         *        slices), so the thread
          *        runs the call without waking the standby and takes the loop back after it: a
          *        lone call costs no wake-up of the crew. A call that blocks holds the loop's other
          *        connections for up to about two slices. 0: the standby is woken before every

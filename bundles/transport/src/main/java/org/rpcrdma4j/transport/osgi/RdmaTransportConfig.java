@@ -112,7 +112,7 @@ public @interface RdmaTransportConfig {
 
     @AttributeDefinition(name = "Call time slice (us)", min = "0", max = "100000",
             description = "With loopRunsCalls: how long a completion-loop thread may run a call it kept before the loop's "
-                    + "standby takes the loop over. While calls are kept the standby checks this often (at most 1,000 timed "
+                    + "standby takes the loop over. While calls are kept at least twice per slice the standby checks this often (at most 1,000 timed "
                     + "wake-ups a second at the default, none once no call was kept for 20 slices), so the thread runs the "
                     + "call without waking the standby and takes the loop back after it: a lone call costs no wake-up of the "
                     + "loop's threads. A call that blocks holds the loop's other connections for up to about two slices. 0: "

@@ -22,13 +22,15 @@ import org.rpcrdma4j.transport.internal.CompletionLoop;
  * LazyHandOverTest - {@code callTimeSliceMicros}: while calls are kept, the loop's standby
  * watches with timed waits, so the thread that kept a call steps aside and runs it without waking
  * the standby, then takes the loop back; a kept call that blocks past its time slice is taken over
- * (the loop serves its other calls meanwhile); and once calls stop, the standby stops watching.
+ * (the loop serves its other calls meanwhile); calls kept less than twice per slice do not make it
+ * watch; and once calls stop, the standby stops watching.
  */
 class LazyHandOverTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int CALLS = 200;
     private static final int MAX_CALLS = 50_000;
     private static final int ATTEMPTS = 20;
+    private static final int WATCH_WARM_UP_CALLS = 60;
 
     private OneLoopServer server;
 
@@ -69,12 +71,16 @@ class LazyHandOverTest {
     void aKeptCallThatBlocksIsTakenOverAfterItsTimeSliceAndTheLoopServesOn() throws Exception {
         // 5 ms slices: the standby watches for 100 ms after a kept call.
         start(5_000);
-        server.echo(0x8100); // the credits granted; kept, and the standby woken (it did not watch yet)
+        // Calls kept often enough that the standby watches (CompletionLoop.lendIntervalNanos: the
+        // moving average of the time between kept calls must fall under half a slice).
+        for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
+            server.echo(0x8100 + i);
+        }
         CompletableFuture<RpcReply> gated = null;
         // Whether a call meets a watching standby is the scheduler's to say (a busy host may run
         // the standby late, or deliver the call to a worker): try until one does.
         for (int attempt = 0; attempt < ATTEMPTS && gated == null; attempt++) {
-            server.echo(0x8101 + attempt); // a call kept: the standby watches from now on
+            server.echo(0x8140 + attempt); // one more call kept just before
             long aside = count(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
             long delivered = count(Counter.CALLS_DELIVERED);
             server.program.gate = new CountDownLatch(1);
@@ -115,6 +121,17 @@ class LazyHandOverTest {
         }
         assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > kept, "calls are kept again: " + describe());
         assertTrue(LoopCrew.awaitAsleep(server.port(), 0, TIMEOUT), describe());
+    }
+
+    @Test
+    void aCallerSlowerThanTwoCallsPerSliceDoesNotMakeTheStandbyWatch() throws Exception {
+        start(1000);
+        for (int i = 0; i < 30; i++) {
+            server.echo(0x8500 + i);
+            Thread.sleep(3); // calls kept 3 ms apart: a watch every 1 ms slice would cost more than it saves
+        }
+        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > 0, "the calls were kept: " + describe());
+        assertEquals(0, count(Counter.CALLS_RUN_WITHOUT_HAND_OVER), "the standby watched: " + describe());
     }
 
     @Test

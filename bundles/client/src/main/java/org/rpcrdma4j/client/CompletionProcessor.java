@@ -20,7 +20,8 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * <p>Per round ({@link #poll()}): receives are decoded and matched, reposted as one chain, and
  * only then do the answered calls' credits return (a grant implies our receives are there, also
  * to a caller posting from its own thread meanwhile), then waiting calls are posted, then
- * finished calls have their memory deregistered and their futures completed, last, so a callback that closes the client finds nothing half done.
+ * finished calls have their memory deregistered and their futures completed, last, so a callback
+ * that closes the client finds nothing half done.
  *
  * <p>Threading: confined to the polling thread (the progress thread, or the caller of
  * {@link RpcRdmaClient#doWork()}); it owns the decoder, the parsed header and the receive

@@ -94,7 +94,10 @@ public final class CompletionLoop implements Runnable {
      * {@value} / 2 misses in a row.
      */
     public static final int NEXT_CALL_SCORE_MAX = 16;
-    /** With no confidence left, one lone call in this many (a power of two) still spins, to find out whether the client sped up. */
+    /**
+     * With no confidence left, one lone call in this many (a power of two) still spins, to find
+     * out whether the client sped up.
+     */
     public static final int NEXT_CALL_PROBE_INTERVAL = 16;
     /** A watching standby stops its timed checks once no call was kept for this many time slices. */
     public static final int WATCH_QUIET_SLICES = 20;
@@ -170,7 +173,10 @@ public final class CompletionLoop implements Runnable {
      * read by the new one; both under {@link #crew}.
      */
     private boolean nextCallExpected;
-    /** Confidence in the next-call spin, 0..{@value #NEXT_CALL_SCORE_MAX}: up by one per hit, down by two per miss (leader only). */
+    /**
+     * Confidence in the next-call spin, 0..{@value #NEXT_CALL_SCORE_MAX}: up by one per hit, down
+     * by two per miss (leader only).
+     */
     private int nextCallScore = NEXT_CALL_SCORE_MAX;
     /** Lone calls seen while the confidence is 0, for the occasional probing spin (leader only). */
     private int nextCallProbes;
@@ -645,7 +651,7 @@ public final class CompletionLoop implements Runnable {
      * sleeping loop would take a wake-up (an interrupt and a thread switch, tens of microseconds
      * between CPUs) to see it. So poll for up to nextCallSpinMicros for a call. Adaptive, as a
      * spinning lock is: every spin that finds a call raises the confidence by one, every one that
-     * does not halves it, and at 0 only one lone call in {@value #NEXT_CALL_PROBE_INTERVAL} spins
+     * does not lowers it by two, and at 0 only one lone call in {@value #NEXT_CALL_PROBE_INTERVAL} spins
      * (to notice when the client speeds up again). The lone-call rule keeps the spin off the CPUs
      * under load, when calls come several at once and workers need the cores.
      *

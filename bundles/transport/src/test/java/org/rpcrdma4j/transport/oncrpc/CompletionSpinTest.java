@@ -23,6 +23,8 @@ import org.rpcrdma4j.verbs.ProtectionDomain;
  */
 class CompletionSpinTest {
     private static final int CALLS = 200;
+    /** The loop reaches its channel's wait, not polling for ever: its crew all parked within this. */
+    private static final Duration ASLEEP_WITHIN = Duration.ofSeconds(10);
 
     private OneLoopServer server;
 
@@ -49,33 +51,33 @@ class CompletionSpinTest {
     void backToBackCallsAreTakenWhileTheLoopSpinsAndAnIdleLoopStillSleeps() throws Exception {
         start(1000);
         echoBackToBack();
-        long hits = server.rdma.statistics().get(Counter.LOOP_SPIN_HITS);
+        long hits = server.count(Counter.LOOP_SPIN_HITS);
         // Every call and its reply's send completion arrive within 1 ms of the loop's last work
         // unless the host preempts it; without the spin there are no hits at all.
         assertTrue(hits >= CALLS / 10, "spin hits " + hits + " of " + CALLS + " calls; sleeps "
-                + server.rdma.statistics().get(Counter.LOOP_SLEEPS));
-        assertLoopSleeps();
+                + server.count(Counter.LOOP_SLEEPS));
+        server.assertCrewAsleep(ASLEEP_WITHIN);
     }
 
     @Test
     void withoutSpinTheLoopSleepsAsSoonAsItFindsNothing() throws Exception {
         start(0);
         echoBackToBack();
-        assertEquals(0, server.rdma.statistics().get(Counter.LOOP_SPIN_HITS), "no spin, no hits");
-        assertTrue(server.rdma.statistics().get(Counter.LOOP_SLEEPS) > 0, "the loop slept between calls");
-        assertLoopSleeps();
+        assertEquals(0, server.count(Counter.LOOP_SPIN_HITS), "no spin, no hits");
+        assertTrue(server.count(Counter.LOOP_SLEEPS) > 0, "the loop slept between calls");
+        server.assertCrewAsleep(ASLEEP_WITHIN);
     }
 
     @Test
     void aQuietConnectionLetsTheLoopSleepUntilSomethingHappens() throws Exception {
         start(0);
         echoBackToBack();
-        assertLoopSleeps();
-        long sleeps = server.rdma.statistics().get(Counter.LOOP_SLEEPS);
+        server.assertCrewAsleep(ASLEEP_WITHIN);
+        long sleeps = server.count(Counter.LOOP_SLEEPS);
         // Nothing outstanding, no deadline running: each wake-up would count one more sleep (the
         // loop used to wake every second for its housekeeping; now it sleeps up to 10 s).
         Thread.sleep(2500);
-        assertEquals(sleeps, server.rdma.statistics().get(Counter.LOOP_SLEEPS), "the quiet loop woke on its own");
+        assertEquals(sleeps, server.count(Counter.LOOP_SLEEPS), "the quiet loop woke on its own");
         // A strategy change is an event: the loop wakes for it (to retire pools) and sleeps again.
         server.rdma.addStrategy(new RegistrationStrategy() {
             @Override
@@ -90,19 +92,10 @@ class CompletionSpinTest {
         });
         // Within 5 s: less than the 10 s the quiet loop would sleep before waking on its own.
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (server.rdma.statistics().get(Counter.LOOP_SLEEPS) == sleeps && System.nanoTime() - deadline < 0) {
+        while (server.count(Counter.LOOP_SLEEPS) == sleeps && System.nanoTime() - deadline < 0) {
             Thread.sleep(5);
         }
-        assertTrue(server.rdma.statistics().get(Counter.LOOP_SLEEPS) > sleeps, "the strategy change did not wake the loop");
+        assertTrue(server.count(Counter.LOOP_SLEEPS) > sleeps, "the strategy change did not wake the loop");
         echoBackToBack(); // and it still serves
-    }
-
-    /**
-     * The loop reaches its completion channel's wait (parked), not polling for ever: one thread of
-     * its crew sleeps on the channel, the other (leader/followers) stands by, parked too.
-     */
-    private void assertLoopSleeps() throws Exception {
-        assertTrue(LoopCrew.awaitAsleep(server.rdma.localAddress().getPort(), 0, Duration.ofSeconds(10)),
-                "the idle loop never slept: " + LoopCrew.describe(server.rdma.localAddress().getPort(), 0));
     }
 }

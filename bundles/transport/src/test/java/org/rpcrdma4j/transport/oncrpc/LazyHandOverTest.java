@@ -46,25 +46,18 @@ class LazyHandOverTest {
         }
     }
 
-    private long count(Counter c) {
-        return server.rdma.statistics().get(c);
-    }
-
-    private String describe() {
-        return "counters " + server.rdma.statistics() + "; crew " + LoopCrew.describe(server.port(), 0);
-    }
-
     @Test
     void aKeptCallRunsWithoutWakingAWatchingStandby() throws Exception {
         // 100 ms slices: the standby watches for 2 s after a kept call, and no call outruns its
         // slice unless the host stalls for that long.
         start(100_000);
         int calls = 0;
-        while (count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) < CALLS / 4 && calls < MAX_CALLS) {
+        while (server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) < CALLS / 4 && calls < MAX_CALLS) {
             server.echo(0x8000 + calls++);
         }
-        assertTrue(count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) >= CALLS / 4, calls + " calls: " + describe());
-        assertTrue(count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) <= count(Counter.CALLS_RUN_ON_LOOP), describe());
+        assertTrue(server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) >= CALLS / 4, calls + " calls: " + server.describe());
+        assertTrue(server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) <= server.count(Counter.CALLS_RUN_ON_LOOP),
+                server.describe());
     }
 
     @Test
@@ -81,21 +74,21 @@ class LazyHandOverTest {
         // the standby late, or deliver the call to a worker): try until one does.
         for (int attempt = 0; attempt < ATTEMPTS && gated == null; attempt++) {
             server.echo(0x8140 + attempt); // one more call kept just before
-            long aside = count(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
-            long delivered = count(Counter.CALLS_DELIVERED);
+            long aside = server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
+            long delivered = server.count(Counter.CALLS_DELIVERED);
             server.program.gate = new CountDownLatch(1);
             CompletableFuture<RpcReply> call = server.client.call(CallRequest.builder(RpcWire.call(0x8180 + attempt,
                     BulkProgram.PROGRAM, BulkProgram.VERSION, BulkProgram.GATED, new byte[0])).build());
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (count(Counter.CALLS_DELIVERED) == delivered && System.nanoTime() - deadline < 0) {
+            while (server.count(Counter.CALLS_DELIVERED) == delivered && System.nanoTime() - deadline < 0) {
                 Thread.sleep(1);
             }
             // The loop counts the step-aside when its pass ends, just after the delivery.
             long settled = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
-            while (count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) == aside && System.nanoTime() - settled < 0) {
+            while (server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) == aside && System.nanoTime() - settled < 0) {
                 Thread.sleep(1);
             }
-            if (count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) == aside + 1) {
+            if (server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER) == aside + 1) {
                 gated = call;
             } else {
                 server.program.gate.countDown(); // run elsewhere: let it finish, and try again
@@ -103,24 +96,24 @@ class LazyHandOverTest {
             }
         }
         assertTrue(gated != null, "no gated call in " + ATTEMPTS + " was run by the thread that kept it, the standby not woken: "
-                + describe());
+                + server.describe());
 
         // It blocks in the program past its slice: the standby takes the loop over and serves.
         for (int i = 0; i < 100; i++) {
             server.echo(0x8200 + i);
         }
         assertFalse(gated.isDone(), "the gated call is still held");
-        assertTrue(count(Counter.LOOP_TAKEOVERS) >= 1, "the standby took over: " + describe());
+        assertTrue(server.count(Counter.LOOP_TAKEOVERS) >= 1, "the standby took over: " + server.describe());
 
         server.program.gate.countDown();
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(gated.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
         // The freed thread found the loop led by the other and stood by: calls are kept again.
-        long kept = count(Counter.CALLS_RUN_ON_LOOP);
+        long kept = server.count(Counter.CALLS_RUN_ON_LOOP);
         for (int i = 0; i < 20; i++) {
             server.echo(0x8300 + i);
         }
-        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > kept, "calls are kept again: " + describe());
-        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, TIMEOUT), describe());
+        assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > kept, "calls are kept again: " + server.describe());
+        server.assertCrewAsleep(TIMEOUT);
     }
 
     @Test
@@ -130,8 +123,8 @@ class LazyHandOverTest {
             server.echo(0x8500 + i);
             Thread.sleep(3); // calls kept 3 ms apart: a watch every 1 ms slice would cost more than it saves
         }
-        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > 0, "the calls were kept: " + describe());
-        assertEquals(0, count(Counter.CALLS_RUN_WITHOUT_HAND_OVER), "the standby watched: " + describe());
+        assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > 0, "the calls were kept: " + server.describe());
+        assertEquals(0, server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER), "the standby watched: " + server.describe());
     }
 
     @Test
@@ -140,7 +133,7 @@ class LazyHandOverTest {
         for (int i = 0; i < CALLS; i++) {
             server.echo(0x8400 + i);
         }
-        assertTrue(count(Counter.CALLS_RUN_ON_LOOP) > 0, describe());
+        assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > 0, server.describe());
         // After WATCH_QUIET_SLICES quiet slices (20 ms) the standby waits untimed, as the leader on
         // the channel does: an idle loop's crew costs no CPU.
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -148,8 +141,8 @@ class LazyHandOverTest {
             Thread.sleep(5);
         }
         assertTrue(standbyWaitsUntimed(), "the standby still watches " + CompletionLoop.WATCH_QUIET_SLICES
-                + " slices after the last call: " + describe());
-        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, TIMEOUT), describe());
+                + " slices after the last call: " + server.describe());
+        server.assertCrewAsleep(TIMEOUT);
     }
 
     private boolean standbyWaitsUntimed() {

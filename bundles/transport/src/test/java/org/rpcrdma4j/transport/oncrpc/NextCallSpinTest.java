@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
 
 /**
@@ -25,6 +24,7 @@ class NextCallSpinTest {
     private static final int MAX_CALLS = 50_000;
     /** Longer than the longest spin (1 ms): every spin for this client's next call finds nothing. */
     private static final long PAUSE_MILLIS = 4;
+    private static final Duration ASLEEP_WITHIN = Duration.ofSeconds(10);
 
     private OneLoopServer server;
 
@@ -40,17 +40,6 @@ class NextCallSpinTest {
         }
     }
 
-    private TransportStatistics statistics() {
-        return server.rdma.statistics();
-    }
-
-    private String describe() {
-        TransportStatistics s = statistics();
-        return "hits " + s.get(Counter.NEXT_CALL_SPIN_HITS) + ", misses " + s.get(Counter.NEXT_CALL_SPIN_MISSES)
-                + ", calls run on the loop " + s.get(Counter.CALLS_RUN_ON_LOOP) + ", sleeps " + s.get(Counter.LOOP_SLEEPS)
-                + ", calls delivered " + s.get(Counter.CALLS_DELIVERED);
-    }
-
     @Test
     void aLoneCallersNextCallIsTakenWhileTheLoopSpins() throws Exception {
         start(1000);
@@ -60,12 +49,12 @@ class NextCallSpinTest {
         // probes. So call until the spin has taken CALLS / 4 calls, within a generous bound;
         // without the spin there are no hits at all.
         int calls = 0;
-        while (statistics().get(Counter.NEXT_CALL_SPIN_HITS) < CALLS / 4 && calls < MAX_CALLS) {
+        while (server.count(Counter.NEXT_CALL_SPIN_HITS) < CALLS / 4 && calls < MAX_CALLS) {
             server.echo(0x6000 + calls++);
         }
-        assertTrue(statistics().get(Counter.NEXT_CALL_SPIN_HITS) >= CALLS / 4, calls + " calls: " + describe());
-        assertEquals(0, statistics().get(Counter.LOOP_SPIN_HITS), "the other spin (completionSpinMicros) is off");
-        assertLoopSleeps();
+        assertTrue(server.count(Counter.NEXT_CALL_SPIN_HITS) >= CALLS / 4, calls + " calls: " + server.describe());
+        assertEquals(0, server.count(Counter.LOOP_SPIN_HITS), "the other spin (completionSpinMicros) is off");
+        server.assertCrewAsleep(ASLEEP_WITHIN); // once the client stops, the spinning ends
     }
 
     @Test
@@ -75,15 +64,14 @@ class NextCallSpinTest {
             server.echo(0x6100 + i);
             Thread.sleep(PAUSE_MILLIS);
         }
-        TransportStatistics s = statistics();
-        assertTrue(s.get(Counter.CALLS_RUN_ON_LOOP) > CALLS / 8, "the calls met a caught-up loop: " + describe());
+        assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > CALLS / 8, "the calls met a caught-up loop: " + server.describe());
         // Full confidence lasts NEXT_CALL_SCORE_MAX / 2 misses; then one lone call in
         // NEXT_CALL_PROBE_INTERVAL spins. Without the adaptation every call would spin (and miss).
-        long spins = s.get(Counter.NEXT_CALL_SPIN_HITS) + s.get(Counter.NEXT_CALL_SPIN_MISSES);
+        long spins = server.count(Counter.NEXT_CALL_SPIN_HITS) + server.count(Counter.NEXT_CALL_SPIN_MISSES);
         long bound = CompletionLoop.NEXT_CALL_SCORE_MAX / 2 + CALLS / 4 / CompletionLoop.NEXT_CALL_PROBE_INTERVAL + 2;
-        assertTrue(spins <= bound, "spins " + spins + " > " + bound + ": " + describe());
-        assertTrue(s.get(Counter.NEXT_CALL_SPIN_MISSES) >= CompletionLoop.NEXT_CALL_SCORE_MAX / 2, describe());
-        assertLoopSleeps();
+        assertTrue(spins <= bound, "spins " + spins + " > " + bound + ": " + server.describe());
+        assertTrue(server.count(Counter.NEXT_CALL_SPIN_MISSES) >= CompletionLoop.NEXT_CALL_SCORE_MAX / 2, server.describe());
+        server.assertCrewAsleep(ASLEEP_WITHIN); // once the client stops, the spinning ends
     }
 
     @Test
@@ -92,15 +80,9 @@ class NextCallSpinTest {
         for (int i = 0; i < CALLS / 2; i++) {
             server.echo(0x6200 + i);
         }
-        assertEquals(0, statistics().get(Counter.NEXT_CALL_SPIN_HITS) + statistics().get(Counter.NEXT_CALL_SPIN_MISSES),
-                describe());
-        assertTrue(statistics().get(Counter.CALLS_RUN_ON_LOOP) > 0, "the loop still runs lone calls: " + describe());
-        assertLoopSleeps();
-    }
-
-    /** Once the client stops, the spinning ends: both threads of the loop's crew park. */
-    private void assertLoopSleeps() throws InterruptedException {
-        assertTrue(LoopCrew.awaitAsleep(server.port(), 0, Duration.ofSeconds(10)),
-                "the idle loop never slept: " + LoopCrew.describe(server.port(), 0));
+        assertEquals(0, server.count(Counter.NEXT_CALL_SPIN_HITS) + server.count(Counter.NEXT_CALL_SPIN_MISSES),
+                server.describe());
+        assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > 0, "the loop still runs lone calls: " + server.describe());
+        server.assertCrewAsleep(ASLEEP_WITHIN); // once the client stops, the spinning ends
     }
 }

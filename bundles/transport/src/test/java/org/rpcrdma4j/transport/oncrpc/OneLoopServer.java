@@ -15,6 +15,7 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
@@ -68,6 +69,24 @@ final class OneLoopServer implements AutoCloseable {
         assertEquals(0, RpcWire.acceptStatus(whole), "SUCCESS");
         int at = RpcWire.resultsOffset(whole);
         assertArrayEquals(text, Arrays.copyOfRange(whole, at + 4, at + 4 + text.length), "call " + xid + " echoed");
+    }
+
+    /** @return the transport's count of {@code counter} */
+    long count(Counter counter) {
+        return rdma.statistics().get(counter);
+    }
+
+    /** @return the transport's counters and what the loop's crew threads do, for a failure message */
+    String describe() {
+        return "counters " + rdma.statistics() + "; crew " + LoopCrew.describe(port(), 0);
+    }
+
+    /**
+     * assertCrewAsleep() - the loop's crew is all parked within {@code timeout}: one thread on the
+     * completion channel, the other standing by (an idle loop spins no more).
+     */
+    void assertCrewAsleep(Duration timeout) throws InterruptedException {
+        assertTrue(LoopCrew.awaitAsleep(port(), 0, timeout), "the idle loop never slept: " + describe());
     }
 
     /** @return the port the transport listens on (its threads are named after it) */

@@ -156,6 +156,28 @@ class HostServerTcpTest {
         assertThrows(IOException.class, () -> new Socket(InetAddress.getLoopbackAddress(), port).close());
     }
 
+    /**
+     * A transport removed and added again on the same port (what a Karaf reconfiguration
+     * does) starts at once, and the removed one never accepts a connection after its removal:
+     * Grizzly closes the listener on its selector thread, after oncrpc4j's stop returns, so
+     * without waiting for that close one of these rounds met a port still listening.
+     */
+    @Test
+    void transportReAddedOnTheSamePortStartsAtOnce() throws Exception {
+        host.addProgram(ECHO, new EchoProgram());
+        int port = tcp.localAddress().getPort();
+        for (int round = 0; round < 25; round++) {
+            host.removeTransport(tcp);
+            int closedPort = port;
+            assertThrows(IOException.class, () -> new Socket(InetAddress.getLoopbackAddress(), closedPort).close(),
+                    "round " + round + ": the removed transport still accepted");
+            tcp = new OncRpcTcpTransport("127.0.0.1", port);
+            host.addTransport(tcp);
+            assertEquals(port, tcp.localAddress().getPort());
+        }
+        assertEquals(status(RpcAccepsStatus.SUCCESS), answer(connect(), EchoProgram.PROC_NULL, XdrVoid.XDR_VOID));
+    }
+
     @Test
     void closedHostLeavesNoWorkerThread() throws Exception {
         host.addProgram(ECHO, new EchoProgram());

@@ -3,7 +3,9 @@ package org.rpcrdma4j.server.tcp;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.UnknownHostException;
+import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
 import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
@@ -26,6 +28,9 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
 
     /** The conventional NFS port, used when no port is configured. */
     public static final int DEFAULT_PORT = 2049;
+
+    /** How long {@link #stop()} waits for Grizzly to close the listening socket. */
+    private static final long LISTENER_CLOSE_TIMEOUT_MILLIS = 5_000;
 
     private final String bindAddress;
     private final int port;
@@ -111,12 +116,49 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
             return;
         }
         table.removeListener(this);
+        InetSocketAddress listening = svc.getInetSocketAddress(IpProtocolType.TCP);
         try {
             svc.stop();
         } catch (IOException e) {
             LoggerFactory.getLogger(OncRpcTcpTransport.class)
                     .warn("Stopping the oncrpc4j TCP service failed: {}", e.toString());
         }
+        awaitListenerClosed(listening);
+    }
+
+    /**
+     * Waits until the port the service listened on is free again. oncrpc4j's stop asks
+     * Grizzly to close the listening channel, and Grizzly closes it on its selector thread,
+     * after stop has returned: in that window the port still accepts connections, and a
+     * transport started again on the same port (a Karaf reconfiguration) fails with "address
+     * in use". Binding a probe socket (with SO_REUSEADDR, which Linux still refuses while a
+     * socket listens on the port, but grants beside connections that linger in TIME_WAIT) is
+     * how the close is seen; a probe never accepts.
+     */
+    private static void awaitListenerClosed(InetSocketAddress listening) {
+        if (listening == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LISTENER_CLOSE_TIMEOUT_MILLIS);
+        IOException lastRefusal;
+        do {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(listening);
+                return;
+            } catch (IOException refused) {
+                lastRefusal = refused;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        } while (System.nanoTime() - deadline < 0);
+        LoggerFactory.getLogger(OncRpcTcpTransport.class)
+                .warn("The oncrpc4j TCP service stopped, but {} was not free again within {} ms: {}",
+                        listening, LISTENER_CLOSE_TIMEOUT_MILLIS, lastRefusal.toString());
     }
 
     @Override

@@ -152,7 +152,8 @@ public enum Counter {
      * completions ({@code loopRunsCalls}): a hand-off to a worker saved. The rest of
      * {@link #CALLS_DELIVERED} went to workers because the loop had a backlog (its previous
      * pass found work), the standby was busy (a call of a previous pass still running on it) or
-     * the pass had already kept one.
+     * the pass had already kept one and the standby did not watch (or it kept
+     * {@code CompletionLoop.MAX_CALLS_KEPT_PER_PASS}).
      */
     CALLS_RUN_ON_LOOP,
     /**
@@ -163,13 +164,13 @@ public enum Counter {
      */
     LOOP_PASSES_DEFERRED,
     /**
-     * Times a completion loop's new leader, polling after its crew mate kept a lone call
+     * Times a completion loop, polling after its thread kept every call of a wake-up
      * ({@code nextCallSpinMicros}), found the client's next call within the spin: a wake-up saved.
      */
     NEXT_CALL_SPIN_HITS,
     /**
      * Next-call spins that found no call and ended in a sleep: CPU spent for nothing. Misses make
-     * the loop stop spinning (it then probes one lone call in 16), so they stay a small share.
+     * the loop stop spinning (it then probes one such wake-up in 16), so they stay a small share.
      */
     NEXT_CALL_SPIN_MISSES,
     /**
@@ -183,6 +184,13 @@ public enum Counter {
      * ran longer than {@code callTimeSliceMicros} (a call that blocks, or a busy CPU).
      */
     LOOP_TAKEOVERS,
+    /**
+     * Calls a loop thread kept (counted in {@link #CALLS_RUN_ON_LOOP}) that went to the workers
+     * after all: they waited behind a call of the same pass that outran {@code callTimeSliceMicros}
+     * (the standby took the loop over and sent them on), or the standby stopped watching before
+     * the leader could step aside (then only the first call stays on the thread).
+     */
+    KEPT_CALLS_SENT_TO_WORKERS,
     /** Connect requests refused because the transport already serves {@code maxConnections}. */
     CONNECTIONS_REFUSED_LIMIT,
     /** Backward-direction calls (RFC 8167, server to client) sent. */

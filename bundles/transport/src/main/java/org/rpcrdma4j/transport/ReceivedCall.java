@@ -2,6 +2,7 @@ package org.rpcrdma4j.transport;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
@@ -90,17 +91,21 @@ public interface ReceivedCall {
 
     /**
      * runOnReceivingThread() - offer the call's work to the completion-loop thread that received
-     * it: it runs {@code task} right after its current pass, once the loop's standby thread has
-     * taken over the completions (leader/followers), so the call costs no hand-off to another
-     * thread. {@code task} may block (disk), as on a worker. Only from
-     * {@link RpcCallHandler#onCall}, on the completion thread.
+     * it: it runs {@code task} right after its current pass (after the calls it kept before in
+     * the same pass), once the loop's standby thread has taken over the completions or watches
+     * them (leader/followers), so the call costs no hand-off to another thread. {@code task} may
+     * block (disk), as on a worker. Only from {@link RpcCallHandler#onCall}, on the completion
+     * thread.
      *
      * @param task the call's work; it runs exactly once when taken
+     * @param elsewhere where a taken task goes if it cannot run on that thread in time (it waits
+     *        behind a call of the same pass that blocks): the workers the caller would have used.
+     *        It must accept the task or handle the refusal itself.
      * @return true when taken; false when the thread cannot take it (its loop has a backlog to
-     *         poll through, its standby is busy, it already keeps a call of this pass, or
-     *         {@code loopRunsCalls} is off): run the work elsewhere
+     *         poll through, its standby is busy, it already keeps as many calls of this pass as
+     *         it may, or {@code loopRunsCalls} is off): run the work elsewhere
      */
-    boolean runOnReceivingThread(Runnable task);
+    boolean runOnReceivingThread(Runnable task, Executor elsewhere);
 
     /**
      * release() - return the receive buffer and every read sink to the transport.

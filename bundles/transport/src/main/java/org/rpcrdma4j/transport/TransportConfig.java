@@ -235,9 +235,9 @@ public final class TransportConfig {
     }
 
     /**
-     * @return how long, after the loop thread took a lone call to run itself ({@link #loopRunsCalls()}),
-     *         the loop's new leader polls for the same client's next call before it sleeps, in
-     *         microseconds (default 50; 0: never); adaptive, see {@link Builder#nextCallSpinMicros}
+     * @return how long, after the loop thread took every call of a wake-up to run itself
+     *         ({@link #loopRunsCalls()}), the loop polls for the client's next call before it
+     *         sleeps, in microseconds (default 50; 0: never); adaptive, see {@link Builder#nextCallSpinMicros}
      */
     public int nextCallSpinMicros() {
         return nextCallSpinMicros;
@@ -438,13 +438,13 @@ public final class TransportConfig {
 
         /**
          * @param micros 0..{@value #MAX_COMPLETION_SPIN_MICROS}, default 50 (0: never spin): with
-         *        {@link #loopRunsCalls}, when a wake-up of a loop brought exactly one call and the
-         *        loop thread took it to run itself (a client calling one at a time: it waits for
-         *        this reply before it sends its next call), the loop's new leader polls this long
-         *        for that next call before it sleeps, so it comes in without a wake-up. Adaptive:
-         *        after spins that found no call the loop stops spinning and only tries again now
-         *        and then, so a client that pauses between calls costs no CPU in spins; under load
-         *        (a wake-up bringing several calls) it never spins, leaving the CPUs to the calls
+         *        {@link #loopRunsCalls}, when the loop thread took every call a wake-up of a loop
+         *        brought to run itself (a client calling one at a time, or sending a batch: it
+         *        waits for these replies before it sends again), the loop polls this long for the
+         *        next call before it sleeps, so it comes in without a wake-up. Adaptive: after
+         *        spins that found no call the loop stops spinning and only tries again now and
+         *        then, so a client that pauses between calls costs no CPU in spins; under load
+         *        (calls going to the workers) it never spins, leaving the CPUs to the calls
          * @return this builder
          */
         public Builder nextCallSpinMicros(int micros) {
@@ -461,9 +461,11 @@ public final class TransportConfig {
          *        timed wake-ups a second at the default; none once no call was kept for 20
          *        slices), so the thread
          *        runs the call without waking the standby and takes the loop back after it: a
-         *        lone call costs no wake-up of the crew. A call that blocks holds the loop's other
-         *        connections for up to about two slices. 0: the standby is woken before every
-         *        such call (one more wake-up per call, no delay for the other connections)
+         *        lone call costs no wake-up of the crew, and the thread runs up to 16 calls of a
+         *        wake-up in a row. A call that blocks holds the loop's other connections, and the
+         *        calls kept behind it, for up to about two slices; then the standby takes over
+         *        and sends those calls to the workers. 0: the standby is woken before every such
+         *        call (one more wake-up per call, no delay for the other connections)
          * @return this builder
          */
         public Builder callTimeSliceMicros(int micros) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,23 +56,28 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop has a crew of two
  * threads. One leads: it runs the passes and sleeps on the channel. The other stands by. When a
- * pass that follows one without calls (the loop had caught up: no backlog) delivers calls and the
- * standby is free, the leader keeps the first call for itself ({@link #lend}), ends the pass,
- * hands the loop to the standby and runs the call (decode, program, reply) on its own thread,
- * then stands by in turn. A call then costs one wake-up (the
+ * pass that follows one that left no call to the workers (the loop has caught up: no backlog)
+ * delivers calls and the standby is free, the leader keeps the first call for itself
+ * ({@link #lend}), ends the pass, hands the loop to the standby and runs the call (decode,
+ * program, reply) on its own thread, then stands by in turn. A call then costs one wake-up (the
  * completion's) instead of two (the loop's, then a worker's): an nfsd thread likewise takes the
  * request svcrdma queued and runs it, with no thread in between. A call that blocks (disk) holds
  * only its own thread: the other leads, and while neither stands by, calls go to the workers as
- * before, so the loop never stops polling. When the call was the only one its wake-up brought (a
- * client calling one at a time: its next call follows this reply), the new leader polls for that
- * next call for up to nextCallSpinMicros before it sleeps ({@link #spinForNextCall}), adaptively.
+ * before, so the loop never stops polling. When the pass kept every call it delivered (a client
+ * that waits for these replies before it sends again: one call at a time, or a batch), the next
+ * leader polls for the next call for up to nextCallSpinMicros before it sleeps
+ * ({@link #spinForNextCall}), adaptively.
  *
  * <p>The lazy hand-over ({@code callTimeSliceMicros}): while calls are kept, the standby waits
  * with a timeout (it watches), so the leader need not wake it: it steps aside ({@link #stepAside}),
  * runs the call and takes the loop back, and the standby takes the loop over only if the call
  * outruns its time slice. A lone call then costs no wake-up of the crew; once no call was kept for
  * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the next kept call
- * wakes it as before.
+ * wakes it as before. While the standby watches, the leader keeps every call of the pass (up to
+ * {@value #MAX_CALLS_KEPT_PER_PASS}) and runs them one after another: a client with several calls
+ * in flight sends them together, and each kept call saves a worker's wake-up. A call that outruns
+ * its slice holds the ones behind it only until the standby takes the loop over: the standby
+ * sends those to the workers ({@link KeptCalls}).
  *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
@@ -95,12 +101,20 @@ public final class CompletionLoop implements Runnable {
      */
     public static final int NEXT_CALL_SCORE_MAX = 16;
     /**
-     * With no confidence left, one lone call in this many (a power of two) still spins, to find
-     * out whether the client sped up.
+     * With no confidence left, one pass in this many (a power of two) whose calls were all kept
+     * still spins, to find out whether the client sped up.
      */
     public static final int NEXT_CALL_PROBE_INTERVAL = 16;
     /** A watching standby stops its timed checks once no call was kept for this many time slices. */
     public static final int WATCH_QUIET_SLICES = 20;
+    /**
+     * The most calls a leader keeps from one pass to run one after another (a client with
+     * several calls in flight sends them together, and the pass that finds them saves a worker's
+     * wake-up per call). More than one only while the standby watches, so a call that blocks
+     * holds the ones behind it for at most about a time slice before the standby takes the loop
+     * over and sends them to the workers.
+     */
+    public static final int MAX_CALLS_KEPT_PER_PASS = 16;
 
     private final int index;
     private final TransportEngine engine;
@@ -138,15 +152,17 @@ public final class CompletionLoop implements Runnable {
      * Written under {@link #crew}; the leader reads it without.
      */
     private volatile int threadsStandingBy;
-    /** The call the leader runs itself once its pass ends (leader only). */
-    private Runnable lent;
+    /** Where the current pass keeps calls for its leader to run once the pass ends (the leader's own; leader only). */
+    private KeptCalls keeping;
+    /** The calls of the leader that stepped aside, for a standby that takes the loop over. Under {@link #crew}. */
+    private KeptCalls keptAside;
     /**
-     * The last pass delivered no call (leader only): the loop had caught up, so a call now meets
-     * a loop with no backlog of calls. Only then does the leader keep a call: under sustained load
-     * every pass brings calls, and a leader that stopped polling to run one would leave its
-     * completions waiting until the standby got a CPU. (Send completions, reposts and returned
-     * contexts are no backlog: the pass that takes a reply's send completion is often the one
-     * right before the client's next call.)
+     * The last pass left no call to the workers (leader only): it delivered none, or kept every
+     * one it delivered, so a call now meets a loop with no backlog of calls. Only then does the
+     * leader keep a call: once calls come faster than one thread runs them, passes hand calls to
+     * the workers, and a leader that stopped polling to run one would leave its completions
+     * waiting. (Send completions, reposts and returned contexts are no backlog: the pass that
+     * takes a reply's send completion is often the one right before the client's next call.)
      */
     private boolean caughtUp;
     /**
@@ -154,8 +170,11 @@ public final class CompletionLoop implements Runnable {
      * (System.nanoTime(), never 0), or 0. Under {@link #crew}.
      */
     private long steppedAsideAt;
-    /** The standby waits with a timeout, checking on a leader that stepped aside. Under {@link #crew}. */
-    private boolean standbyWatching;
+    /**
+     * The standby waits with a timeout, checking on a leader that stepped aside. Written under
+     * {@link #crew}; {@link #lend} reads it without, to keep more than one call only while it holds.
+     */
+    private volatile boolean standbyWatching;
     /** When the leader last kept a call (System.nanoTime()); the standby watches while calls are kept. */
     private volatile long lastLendNanos;
     /**
@@ -168,9 +187,9 @@ public final class CompletionLoop implements Runnable {
     /** Calls offered to {@link #lend} in the current pass (leader only). */
     private int callsOffered;
     /**
-     * The pass that ended the last leadership delivered one call, which its leader kept: a client
-     * calling one at a time, whose next call comes once it has this reply. Set by the old leader,
-     * read by the new one; both under {@link #crew}.
+     * The pass that ended the last leadership kept every call it delivered: a client that sends
+     * its next calls once it has these replies (one call at a time, or a batch in flight). Set by
+     * the old leader, read by the new one (or itself, back from stepping aside); under {@link #crew}.
      */
     private boolean nextCallExpected;
     /**
@@ -178,7 +197,7 @@ public final class CompletionLoop implements Runnable {
      * by two per miss (leader only).
      */
     private int nextCallScore = NEXT_CALL_SCORE_MAX;
-    /** Lone calls seen while the confidence is 0, for the occasional probing spin (leader only). */
+    /** Passes with all calls kept seen while the confidence is 0, for the occasional probing spin (leader only). */
     private int nextCallProbes;
 
     /**
@@ -301,26 +320,38 @@ public final class CompletionLoop implements Runnable {
 
     /**
      * lend() - offer a delivered call's work to the leader: it runs {@code task} itself once the
-     * current pass ends, after handing the loop to the standby. Inside a pass; off the leader it
-     * refuses.
+     * current pass ends, after handing the loop to the standby (or stepping aside), and after the
+     * calls it kept before in this pass. Inside a pass; off the leader it refuses.
      *
-     * @return true when taken (it runs exactly once, even if the loop closes meanwhile); false
-     *         when the loop had not caught up before this pass (under load the leader keeps
-     *         polling), the standby is busy, a call was already kept in this pass, the loop has
-     *         no crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
+     * @param elsewhere where the task goes if, kept, it cannot run here in time: it waits behind
+     *        a call of the same pass that outran its time slice (the standby then takes the loop
+     *        over and sends it there), or the standby stopped watching before the pass ended. It
+     *        must take the task (handle a refusal itself).
+     * @return true when taken (it runs exactly once, here or {@code elsewhere}, even if the loop
+     *         closes meanwhile); false when the loop had not caught up before this pass (under
+     *         load the leader keeps polling), the standby is busy, the pass already kept a call
+     *         and the standby does not watch or {@value #MAX_CALLS_KEPT_PER_PASS} were kept, the
+     *         loop has no crew (tests driving doWork()), or the caller is not the leader: run it
+     *         elsewhere
      */
-    public boolean lend(Runnable task) {
+    public boolean lend(Runnable task, Executor elsewhere) {
         if (!inLoop()) {
             return false; // first: off the leader, loop state is not even read
         }
         callsOffered++;
-        if (lent != null || !caughtUp || threadsStandingBy == 0 || closed) {
+        KeptCalls kept = keeping;
+        if (kept == null || !caughtUp || threadsStandingBy == 0 || closed) {
             return false;
         }
-        lent = task;
-        long interval = Math.min(now - lastLendNanos, watchQuietNanos);
-        lendIntervalNanos += (interval - lendIntervalNanos) >> 3;
-        lastLendNanos = now;
+        if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_KEPT_PER_PASS)) {
+            return false;
+        }
+        if (kept.count == 0) {
+            long interval = Math.min(now - lastLendNanos, watchQuietNanos);
+            lendIntervalNanos += (interval - lendIntervalNanos) >> 3;
+            lastLendNanos = now;
+        }
+        kept.add(task, elsewhere);
         engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
         return true;
     }
@@ -365,7 +396,7 @@ public final class CompletionLoop implements Runnable {
         if (closing && connections.isEmpty() && handedIn.isEmpty()) {
             finishClose();
         }
-        caughtUp = callsOffered == 0;
+        caughtUp = callsOffered == 0 || (keeping != null && keeping.count == callsOffered);
         return work;
     }
 
@@ -377,23 +408,59 @@ public final class CompletionLoop implements Runnable {
     @Override
     public void run() {
         started = true;
+        KeptCalls kept = new KeptCalls();
         try {
-            boolean leading = takeLeadership();
+            boolean leading = takeLeadership(kept);
             while (leading) {
-                Runnable task = lead();
-                if (task != null && stepAside()) {
-                    runLent(task);
-                    leading = stepBackIn() || takeLeadership();
+                sendToWorkers(kept); // what a takeover found stranded behind a blocked call
+                boolean keptCalls = lead(kept);
+                if (keptCalls && stepAside(kept)) {
+                    runKept(kept);
+                    leading = stepBackIn() || takeLeadership(kept);
                 } else {
                     handOverLeadership();
-                    if (task != null) {
-                        runLent(task);
+                    if (keptCalls) {
+                        // Nobody watches this thread (the standby stopped watching as the pass
+                        // ended): only the first call runs here, so a call that blocks holds no
+                        // other call behind it.
+                        Runnable first = kept.claim();
+                        sendToWorkers(kept);
+                        runLent(first);
                     }
-                    leading = takeLeadership();
+                    leading = takeLeadership(kept);
                 }
             }
         } finally {
             engine.onLoopEnded();
+        }
+    }
+
+    /** runKept() - the calls this thread kept, in order, each unless a standby that took over claimed it first. */
+    private void runKept(KeptCalls kept) {
+        Runnable call;
+        while ((call = kept.claim()) != null) {
+            runLent(call);
+        }
+    }
+
+    /**
+     * sendToWorkers() - hands the kept calls not yet claimed to where their offer said (the
+     * workers). With nothing left to claim it does nothing.
+     */
+    private void sendToWorkers(KeptCalls kept) {
+        int from = kept.claimRest();
+        for (int i = from; i < kept.count; i++) {
+            Runnable call = kept.calls[i];
+            Executor elsewhere = kept.elsewhere[i];
+            kept.calls[i] = null;
+            kept.elsewhere[i] = null;
+            engine.counters().increment(Counter.KEPT_CALLS_SENT_TO_WORKERS);
+            try {
+                elsewhere.execute(call);
+            } catch (RuntimeException e) {
+                engine.counters().increment(Counter.HANDLER_ERRORS);
+                LOG.error("A call kept by RDMA completion loop {} could not be handed to the workers", index, e);
+            }
         }
     }
 
@@ -407,7 +474,7 @@ public final class CompletionLoop implements Runnable {
      *
      * @return true when stepped aside; false: hand over now (the standby sleeps untimed, or it is off)
      */
-    private boolean stepAside() {
+    private boolean stepAside(KeptCalls kept) {
         if (callTimeSliceNanos == 0) {
             return false;
         }
@@ -419,7 +486,8 @@ public final class CompletionLoop implements Runnable {
             leader = null;
             long at = System.nanoTime();
             steppedAsideAt = at != 0 ? at : 1;
-            engine.counters().increment(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
+            keptAside = kept;
+            engine.counters().add(Counter.CALLS_RUN_WITHOUT_HAND_OVER, kept.count);
             return true;
         } finally {
             crew.unlock();
@@ -434,6 +502,7 @@ public final class CompletionLoop implements Runnable {
                 return false;
             }
             steppedAsideAt = 0;
+            keptAside = null;
             leader = Thread.currentThread();
             return true;
         } finally {
@@ -441,8 +510,12 @@ public final class CompletionLoop implements Runnable {
         }
     }
 
-    /** @return true once this thread leads the loop; false when the loop closed while it stood by */
-    private boolean takeLeadership() {
+    /**
+     * @param own this thread's kept calls, all run or handed on: on a takeover it receives the
+     *        calls the blocked leader had not begun, for {@link #sendToWorkers}
+     * @return true once this thread leads the loop; false when the loop closed while it stood by
+     */
+    private boolean takeLeadership(KeptCalls own) {
         crew.lock();
         try {
             // Standing by from the first wait to the last: a watching standby's checks between
@@ -451,7 +524,7 @@ public final class CompletionLoop implements Runnable {
             // its own stand-by (taking the loop back) while this one waits.
             threadsStandingBy++;
             try {
-                while (!closed && !loopIsFree()) {
+                while (!closed && !loopIsFree(own)) {
                     long timeout = watchTimeout();
                     standbyWatching = timeout > 0;
                     try {
@@ -481,11 +554,14 @@ public final class CompletionLoop implements Runnable {
     }
 
     /**
+     * @param own the standby's kept calls, all run or handed on
      * @return whether a standby may lead now (under {@link #crew}): the leader handed the loop
      *         over, or it stepped aside for a call that has run longer than callTimeSliceMicros
-     *         (then the standby takes the loop over, and the leader stands by after its call)
+     *         (then the standby takes the loop over, and the leader stands by after its call;
+     *         the calls it kept and has not begun move to {@code own}, as the leader may stay
+     *         blocked for long)
      */
-    private boolean loopIsFree() {
+    private boolean loopIsFree(KeptCalls own) {
         if (leader != null) {
             return false;
         }
@@ -496,6 +572,10 @@ public final class CompletionLoop implements Runnable {
             return false;
         }
         steppedAsideAt = 0;
+        if (keptAside != null) {
+            keptAside.moveUnclaimedTo(own);
+            keptAside = null;
+        }
         engine.counters().increment(Counter.LOOP_TAKEOVERS);
         return true;
     }
@@ -553,21 +633,24 @@ public final class CompletionLoop implements Runnable {
      * lead() - the passes of the loop on the leader: work while there is work, then sleep on the
      * channel (or poll with backoff when there is none).
      *
-     * @return the call a pass kept for this thread ({@link #lend}), or null once the loop closed
+     * @param kept this thread's kept calls, all run or handed on; a pass that keeps calls fills it
+     * @return true when a pass kept calls for this thread ({@link #lend}); false once the loop closed
      */
-    private Runnable lead() {
+    private boolean lead(KeptCalls kept) {
         int idle = 0;
         boolean awaitNextCall = nextCallExpected;
         nextCallExpected = false;
+        kept.clear();
+        keeping = kept;
         while (true) {
-            Runnable task = lent;
-            if (task != null) {
-                lent = null;
-                nextCallExpected = callsOffered == 1 && nextCallSpinNanos > 0;
-                return task;
+            if (kept.count > 0) {
+                keeping = null;
+                nextCallExpected = callsOffered == kept.count && nextCallSpinNanos > 0;
+                return true;
             }
             if (closed) {
-                return null;
+                keeping = null;
+                return false;
             }
             try {
                 if (doWork() > 0) {
@@ -646,14 +729,15 @@ public final class CompletionLoop implements Runnable {
     }
 
     /**
-     * spinForNextCall() - the new leader after a lone call was kept: its client waits for that
-     * reply and sends its next call right after, typically within tens of microseconds, while a
-     * sleeping loop would take a wake-up (an interrupt and a thread switch, tens of microseconds
-     * between CPUs) to see it. So poll for up to nextCallSpinMicros for a call. Adaptive, as a
-     * spinning lock is: every spin that finds a call raises the confidence by one, every one that
-     * does not lowers it by two, and at 0 only one lone call in {@value #NEXT_CALL_PROBE_INTERVAL} spins
-     * (to notice when the client speeds up again). The lone-call rule keeps the spin off the CPUs
-     * under load, when calls come several at once and workers need the cores.
+     * spinForNextCall() - the next leader after a pass whose calls were all kept: their client
+     * waits for those replies and sends its next call right after, typically within tens of
+     * microseconds, while a sleeping loop would take a wake-up (an interrupt and a thread switch,
+     * tens of microseconds between CPUs) to see it. So poll for up to nextCallSpinMicros for a
+     * call. Adaptive, as a spinning lock is: every spin that finds a call raises the confidence
+     * by one, every one that does not lowers it by two, and at 0 only one such pass in
+     * {@value #NEXT_CALL_PROBE_INTERVAL} spins (to notice when the client speeds up again). The
+     * all-kept rule keeps the spin off the CPUs under load, when calls go to the workers, which
+     * need the cores.
      *
      * @return true when a call came within the spin
      */
@@ -667,7 +751,7 @@ public final class CompletionLoop implements Runnable {
             // CPU (two CPUs, three threads), and a plain spin would keep it off until the spin ends.
             Thread.yield();
             doWork();
-            if (callsOffered > 0 || lent != null) {
+            if (callsOffered > 0) {
                 nextCallScore = Math.min(NEXT_CALL_SCORE_MAX, nextCallScore + 1);
                 engine.counters().increment(Counter.NEXT_CALL_SPIN_HITS);
                 return true;
@@ -815,6 +899,61 @@ public final class CompletionLoop implements Runnable {
                 channel.close();
             } catch (VerbsException e) {
                 engine.counters().increment(Counter.RELEASE_FAILURES);
+            }
+        }
+    }
+
+    /**
+     * KeptCalls - the calls one crew thread kept from a pass ({@link #lend}), which it runs one
+     * after another once the pass ends. Each crew thread has its own. Every call is claimed
+     * exactly once: by the thread that kept it, or by a standby that took the loop over from it
+     * ({@link #moveUnclaimedTo}, under the crew lock, which also orders the kept calls written
+     * before the leader stepped aside), never both.
+     */
+    private static final class KeptCalls {
+        final Runnable[] calls = new Runnable[MAX_CALLS_KEPT_PER_PASS];
+        final Executor[] elsewhere = new Executor[MAX_CALLS_KEPT_PER_PASS];
+        /** Calls kept; written by the owner while it leads, read by a standby under the crew lock. */
+        int count;
+        /** The next call not yet claimed. */
+        final AtomicInteger next = new AtomicInteger();
+
+        /** Owner, as it begins to lead: every call of the last batch was claimed. */
+        void clear() {
+            count = 0;
+            next.set(0);
+        }
+
+        void add(Runnable call, Executor where) {
+            calls[count] = call;
+            elsewhere[count] = where;
+            count++;
+        }
+
+        /** @return the next kept call, now this thread's to run; null when none is left */
+        Runnable claim() {
+            int i = next.getAndIncrement();
+            if (i >= count) {
+                return null;
+            }
+            Runnable call = calls[i];
+            calls[i] = null;
+            elsewhere[i] = null;
+            return call;
+        }
+
+        /** @return the first of the calls (up to count) that are now the caller's: all not claimed before */
+        int claimRest() {
+            return next.getAndSet(count);
+        }
+
+        /** Under the crew lock: the calls not yet claimed become {@code to}'s (which has none). */
+        void moveUnclaimedTo(KeptCalls to) {
+            to.clear();
+            for (int i = claimRest(); i < count; i++) {
+                to.add(calls[i], elsewhere[i]);
+                calls[i] = null;
+                elsewhere[i] = null;
             }
         }
     }

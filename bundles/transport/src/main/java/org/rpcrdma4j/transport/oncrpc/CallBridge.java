@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,6 +67,8 @@ final class CallBridge implements RpcCallHandler {
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
     private volatile boolean refusing;
+    /** Where a call the receiving loop thread kept goes when it cannot run there in time (onCall's tasks are CallTransports). */
+    private final Executor toWorkers = task -> handToWorkers((CallTransport) task);
 
     CallBridge(RpcCallDispatcher dispatcher, ReplyCache cache, CopyOnWriteArrayList<UpperLayerBinding> bindings,
                String name) {
@@ -218,16 +221,22 @@ final class CallBridge implements RpcCallHandler {
         }
         CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,
                 key);
-        if (call.runOnReceivingThread(transport)) {
+        if (call.runOnReceivingThread(transport, toWorkers)) {
             return; // leader/followers: this completion thread serves it once its pass ends
         }
+        handToWorkers(transport);
+    }
+
+    /** handToWorkers() - a call for the host's workers; one the pool refuses is dropped, its resources released. */
+    private void handToWorkers(CallTransport transport) {
         try {
             dispatcher.execute(transport);
         } catch (RejectedExecutionException e) {
+            PendingReply reply = transport.reply();
             LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
                     reply.connection().remoteAddress(), e.toString());
             transport.takeAnswer();
-            finish(reply, call, key);
+            finish(reply, transport.call(), transport.cacheKey());
             transport.releaseHold(); // the worker's, which never ran
             transport.releaseHold(); // the answer's
         }

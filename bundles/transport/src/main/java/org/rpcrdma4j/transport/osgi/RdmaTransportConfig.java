@@ -102,11 +102,11 @@ public @interface RdmaTransportConfig {
     boolean loopRunsCalls() default true;
 
     @AttributeDefinition(name = "Next-call spin (us)", min = "0", max = "1000",
-            description = "With loopRunsCalls: when a wake-up of a completion loop brought exactly one call and the loop "
-                    + "thread runs it itself (a client calling one at a time, which sends its next call as soon as it has "
-                    + "this reply), the loop's other thread polls this long for that next call before it sleeps, so the call "
+            description = "With loopRunsCalls: when the loop thread took every call a wake-up of a completion loop brought "
+                    + "to run itself (a client calling one at a time, or sending a batch, which sends its next calls as soon "
+                    + "as it has these replies), the loop polls this long for the next call before it sleeps, so the call "
                     + "comes in without a wake-up. Adaptive: spins that find no call make the loop stop spinning (it then "
-                    + "tries one lone call in 16), and under load (several calls per wake-up) it never spins. 0: never. "
+                    + "tries one such wake-up in 16), and under load (calls going to the workers) it never spins. 0: never. "
                     + "Default 50.")
     int nextCallSpinMicros() default 50;
 
@@ -115,8 +115,10 @@ public @interface RdmaTransportConfig {
                     + "standby takes the loop over. While calls are kept at least twice per slice the standby checks this often (at most 1,000 timed "
                     + "wake-ups a second at the default, none once no call was kept for 20 slices), so the thread runs the "
                     + "call without waking the standby and takes the loop back after it: a lone call costs no wake-up of the "
-                    + "loop's threads. A call that blocks holds the loop's other connections for up to about two slices. 0: "
-                    + "the standby is woken before every such call. Default 1000.")
+                    + "loop's threads, and the thread runs up to 16 calls of one wake-up in a row. A call that blocks holds "
+                    + "the loop's other connections, and the calls kept behind it, for up to about two slices; then the "
+                    + "standby takes over and sends those calls to the workers. 0: the standby is woken before every such "
+                    + "call. Default 1000.")
     int callTimeSliceMicros() default 1000;
 
     @AttributeDefinition(name = "Max connections", min = "1", max = "65536",

@@ -65,14 +65,14 @@ class LoopLendingTest {
         PendingReply reply = call.detachReply();
         Runnable answer = () -> answer(call, reply);
         if (call.xid() % 2 == 0) {
-            boolean kept = call.runOnReceivingThread(answer);
+            boolean kept = call.runOnReceivingThread(answer, elsewhere);
             taken.put(call.xid(), kept);
             if (!kept) {
                 elsewhere.execute(answer);
             }
         } else {
             elsewhere.execute(() -> {
-                taken.put(call.xid(), call.runOnReceivingThread(answer));
+                taken.put(call.xid(), call.runOnReceivingThread(answer, elsewhere));
                 answer.run();
             });
         }

@@ -6,6 +6,7 @@ import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.ParsedHeader;
@@ -218,8 +219,8 @@ public final class ReceiveContext implements ReceivedCall {
     }
 
     @Override
-    public boolean runOnReceivingThread(Runnable task) {
-        return owner.loop().lend(task);
+    public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
+        return owner.loop().lend(task, elsewhere);
     }
 
     @Override

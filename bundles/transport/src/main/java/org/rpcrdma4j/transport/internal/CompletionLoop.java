@@ -910,7 +910,7 @@ public final class CompletionLoop implements Runnable {
      * ({@link #moveUnclaimedTo}, under the crew lock, which also orders the kept calls written
      * before the leader stepped aside), never both.
      */
-    private static final class KeptCalls {
+    static final class KeptCalls {
         final Runnable[] calls = new Runnable[MAX_CALLS_KEPT_PER_PASS];
         final Executor[] elsewhere = new Executor[MAX_CALLS_KEPT_PER_PASS];
         /** Calls kept; written by the owner while it leads, read by a standby under the crew lock. */

@@ -462,7 +462,8 @@ public final class TransportConfig {
          *        slices), so the thread
          *        runs the call without waking the standby and takes the loop back after it: a
          *        lone call costs no wake-up of the crew, and the thread runs up to 16 calls of a
-         *        wake-up in a row. A call that blocks holds the loop's other connections, and the
+         *        wake-up in a row (while 16 calls as long as the recent ones take under a quarter
+         *        slice). A call that blocks holds the loop's other connections, and the
          *        calls kept behind it, for up to about two slices; then the standby takes over
          *        and sends those calls to the workers. 0: the standby is woken before every such
          *        call (one more wake-up per call, no delay for the other connections)

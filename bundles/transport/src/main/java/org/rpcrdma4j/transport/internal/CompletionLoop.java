@@ -75,9 +75,10 @@ import org.slf4j.LoggerFactory;
  * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the next kept call
  * wakes it as before. While the standby watches, the leader keeps every call of the pass (up to
  * {@value #MAX_CALLS_KEPT_PER_PASS}) and runs them one after another: a client with several calls
- * in flight sends them together, and each kept call saves a worker's wake-up. A call that outruns
- * its slice holds the ones behind it only until the standby takes the loop over: the standby
- * sends those to the workers ({@link KeptCalls}).
+ * in flight sends them together, and each kept call saves a worker's wake-up. Only while calls
+ * are short ({@link #BATCH_SHARE_OF_SLICE}): longer ones the workers run side by side. A call
+ * that outruns its slice holds the ones behind it only until the standby takes the loop over: the
+ * standby sends those to the workers ({@link KeptCalls}).
  *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
@@ -115,6 +116,16 @@ public final class CompletionLoop implements Runnable {
      * over and sends them to the workers.
      */
     public static final int MAX_CALLS_KEPT_PER_PASS = 16;
+    /**
+     * A leader keeps more than one call of a pass only while a full batch of calls as long as
+     * the ones it kept lately (moving average) would take at most this share of a time slice
+     * (1/{@value}): while it runs a batch nobody polls the loop's other connections, so a batch
+     * adds them little latency; and such calls (about 15 us at the default slice) cost about what
+     * handing one to a worker costs (a wake-up, 5-50 us between CPUs), so running them here is
+     * cheaper even when other CPUs are free. Longer calls go to the workers, who run them side by
+     * side on a machine with many CPUs instead of one after another on this thread.
+     */
+    public static final int BATCH_SHARE_OF_SLICE = 4;
 
     private final int index;
     private final TransportEngine engine;
@@ -184,6 +195,14 @@ public final class CompletionLoop implements Runnable {
      * cost more than it saves (the lab's 4 KiB random reads over rxe keep about 700 calls a second).
      */
     private volatile long lendIntervalNanos;
+    /**
+     * Moving average (1/8) of how long a kept call ran, measured by the crew thread that ran it
+     * (one at a time; the leader reads it): calls longer than {@link #batchedCallLimitNanos} are
+     * not kept in batches.
+     */
+    private volatile long keptCallNanos;
+    /** The longest call (moving average) kept in batches: see {@link #BATCH_SHARE_OF_SLICE}. */
+    private final long batchedCallLimitNanos;
     /** Calls offered to {@link #lend} in the current pass (leader only). */
     private int callsOffered;
     /**
@@ -214,6 +233,7 @@ public final class CompletionLoop implements Runnable {
         this.nextCallSpinNanos = TimeUnit.MICROSECONDS.toNanos(config.nextCallSpinMicros());
         this.callTimeSliceNanos = TimeUnit.MICROSECONDS.toNanos(config.callTimeSliceMicros());
         this.watchQuietNanos = WATCH_QUIET_SLICES * callTimeSliceNanos;
+        this.batchedCallLimitNanos = callTimeSliceNanos / BATCH_SHARE_OF_SLICE / MAX_CALLS_KEPT_PER_PASS;
         // No call kept yet: the standby starts unwatching, whatever origin System.nanoTime() has.
         this.lastLendNanos = System.nanoTime() - watchQuietNanos - 1;
         this.lendIntervalNanos = watchQuietNanos;
@@ -330,9 +350,9 @@ public final class CompletionLoop implements Runnable {
      * @return true when taken (it runs exactly once, here or {@code elsewhere}, even if the loop
      *         closes meanwhile); false when the loop had not caught up before this pass (under
      *         load the leader keeps polling), the standby is busy, the pass already kept a call
-     *         and the standby does not watch or {@value #MAX_CALLS_KEPT_PER_PASS} were kept, the
-     *         loop has no crew (tests driving doWork()), or the caller is not the leader: run it
-     *         elsewhere
+     *         and the standby does not watch, {@value #MAX_CALLS_KEPT_PER_PASS} were kept or the
+     *         calls kept lately ran longer than {@link #BATCH_SHARE_OF_SLICE} allows, the loop has no
+     *         crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
     public boolean lend(Runnable task, Executor elsewhere) {
         if (!inLoop()) {
@@ -343,7 +363,8 @@ public final class CompletionLoop implements Runnable {
         if (kept == null || !caughtUp || threadsStandingBy == 0 || closed) {
             return false;
         }
-        if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_KEPT_PER_PASS)) {
+        if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_KEPT_PER_PASS
+                || keptCallNanos > batchedCallLimitNanos)) {
             return false;
         }
         if (kept.count == 0) {
@@ -435,11 +456,17 @@ public final class CompletionLoop implements Runnable {
         }
     }
 
-    /** runKept() - the calls this thread kept, in order, each unless a standby that took over claimed it first. */
+    /**
+     * runKept() - the calls this thread kept, in order, each unless a standby that took over
+     * claimed it first; each one's run time goes into {@link #keptCallNanos}.
+     */
     private void runKept(KeptCalls kept) {
         Runnable call;
         while ((call = kept.claim()) != null) {
+            long started = System.nanoTime();
             runLent(call);
+            long took = System.nanoTime() - started;
+            keptCallNanos += (took - keptCallNanos) >> 3;
         }
     }
 

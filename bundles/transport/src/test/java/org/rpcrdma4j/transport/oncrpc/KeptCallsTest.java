@@ -22,9 +22,10 @@ import org.rpcrdma4j.transport.TransportConfig;
 
 /**
  * KeptCallsTest - while the loop's standby watches, the thread that received a client's batch of
- * calls keeps all of it and runs the calls one after another (no worker is woken for them); a
- * kept call that blocks past its time slice does not hold the calls kept behind it: the standby
- * that takes the loop over sends them to the workers, and every call runs exactly once.
+ * calls keeps all of it and runs the calls one after another (no worker is woken for them), as
+ * long as such calls are short for the time slice (longer ones go to the workers); a kept call
+ * that blocks past its time slice does not hold the calls kept behind it: the standby that takes
+ * the loop over sends them to the workers, and every call runs exactly once.
  */
 class KeptCallsTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -88,9 +89,39 @@ class KeptCallsTest {
     }
 
     @Test
+    void callsTooLongForTheTimeSliceAreNotKeptInBatches() throws Exception {
+        // 50 ms slices: a batch is kept while its calls average under 50 ms / 4 / 16 = 0.78 ms.
+        start(50_000);
+        for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
+            server.echo(0x9200 + i);
+        }
+        long keptBefore = server.count(Counter.CALLS_RUN_ON_LOOP);
+        int xid = 0x9300;
+        int batches = 20;
+        List<CompletableFuture<RpcReply>> calls = new ArrayList<>();
+        for (int b = 0; b < batches; b++) {
+            calls.clear();
+            for (int i = 0; i < BATCH; i++) {
+                // SLOW(2 ms): more than CompletionLoop.BATCH_SHARE_OF_SLICE lets a batch's calls take
+                calls.add(server.client.call(CallRequest.builder(RpcWire.call(xid++, BulkProgram.PROGRAM,
+                        BulkProgram.VERSION, BulkProgram.SLOW, RpcWire.intArgument(2))).build()));
+            }
+            for (CompletableFuture<RpcReply> call : calls) {
+                assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
+            }
+        }
+        // The first batch is kept whole (no call measured yet); from then on a pass keeps one
+        // call, and a pass right after it another, at most: the rest go to the workers.
+        long kept = server.count(Counter.CALLS_RUN_ON_LOOP) - keptBefore;
+        assertTrue(kept <= BATCH + 2L * (batches - 1), kept + " of " + batches * BATCH
+                + " calls of 2 ms sent " + BATCH + " at a time were run by the loop's threads: " + server.describe());
+    }
+
+    @Test
     void callsKeptBehindABlockedCallGoToTheWorkersWhenTheStandbyTakesOver() throws Exception {
-        // 5 ms slices: the standby watches for 100 ms after a kept call.
-        start(5_000);
+        // 100 ms slices: batches are kept while their calls average under 1.5 ms, and the gated
+        // call is taken over after 100 ms.
+        start(100_000);
         for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
             server.echo(0x9400 + i);
         }
@@ -99,7 +130,11 @@ class KeptCallsTest {
         // Whether the calls behind the gated one reach the loop in the pass that delivers it (and
         // so are kept behind it) is the scheduler's to say: try until they do once.
         for (int attempt = 0; attempt < ATTEMPTS && !stranded; attempt++) {
-            server.echo(0x9440 + attempt); // a kept call just before: the standby watches
+            // Short kept calls just before: the standby watches, and the moving average of kept
+            // calls forgets the last attempt's gated one (each short call takes 1/8 off it).
+            for (int i = 0; i < 40; i++) {
+                server.echo(0x9440 + i);
+            }
             long sentOn = server.count(Counter.KEPT_CALLS_SENT_TO_WORKERS);
             server.program.gate = new CountDownLatch(1);
             CompletableFuture<RpcReply> gated = send(0x9500 + attempt * 16, BulkProgram.GATED);

@@ -60,30 +60,43 @@ class KeptCallsTest {
         return ByteBuffer.wrap(whole, RpcWire.resultsOffset(whole), 4).getInt();
     }
 
-    @Test
-    void aBatchOfCallsRunsOnTheThreadThatReceivedIt() throws Exception {
-        // 100 ms slices: no call outruns its slice unless the host stalls for that long.
-        start(100_000);
+    /**
+     * keptOfBatches() - after calls enough for the standby to watch, sends {@code batches}
+     * batches of {@value #BATCH} calls of one procedure, each batch at once, and checks every
+     * answer.
+     *
+     * @return how many of those calls the loop's threads ran (the rest ran on workers)
+     */
+    private long keptOfBatches(int batches, int procedure, byte[] argument) throws Exception {
         for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
             server.echo(0x9000 + i);
         }
         long keptBefore = server.count(Counter.CALLS_RUN_ON_LOOP);
         int xid = 0x9100;
         List<CompletableFuture<RpcReply>> calls = new ArrayList<>();
-        for (int b = 0; b < BATCHES; b++) {
+        for (int b = 0; b < batches; b++) {
             calls.clear();
             for (int i = 0; i < BATCH; i++) {
-                calls.add(send(xid++, BulkProgram.COUNT));
+                calls.add(server.client.call(CallRequest.builder(RpcWire.call(xid++, BulkProgram.PROGRAM,
+                        BulkProgram.VERSION, procedure, argument)).build()));
             }
             for (CompletableFuture<RpcReply> call : calls) {
-                countResult(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+                byte[] whole = RpcWire.whole(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false);
+                assertEquals(0, RpcWire.acceptStatus(whole), "SUCCESS");
             }
         }
+        return server.count(Counter.CALLS_RUN_ON_LOOP) - keptBefore;
+    }
+
+    @Test
+    void aBatchOfCallsRunsOnTheThreadThatReceivedIt() throws Exception {
+        // 100 ms slices: no call outruns its slice unless the host stalls for that long.
+        start(100_000);
+        long kept = keptOfBatches(BATCHES, BulkProgram.COUNT, new byte[0]);
         assertEquals(BATCHES * BATCH, server.program.counted.get(), "every call ran once");
         // One call kept per pass would keep one or two of each batch (the pass that catches the
         // first call, and the one after it); all of a batch are kept unless a pass meets a busy
         // standby, which a busy host may make happen now and then.
-        long kept = server.count(Counter.CALLS_RUN_ON_LOOP) - keptBefore;
         assertTrue(kept >= BATCHES * BATCH / 2, kept + " of " + BATCHES * BATCH + " calls sent " + BATCH
                 + " at a time were run by the loop's threads: " + server.describe());
     }
@@ -92,27 +105,12 @@ class KeptCallsTest {
     void callsTooLongForTheTimeSliceAreNotKeptInBatches() throws Exception {
         // 50 ms slices: a batch is kept while its calls average under 50 ms / 4 / 16 = 0.78 ms.
         start(50_000);
-        for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
-            server.echo(0x9200 + i);
-        }
-        long keptBefore = server.count(Counter.CALLS_RUN_ON_LOOP);
-        int xid = 0x9300;
         int batches = 20;
-        List<CompletableFuture<RpcReply>> calls = new ArrayList<>();
-        for (int b = 0; b < batches; b++) {
-            calls.clear();
-            for (int i = 0; i < BATCH; i++) {
-                // SLOW(2 ms): more than CompletionLoop.BATCH_SHARE_OF_SLICE lets a batch's calls take
-                calls.add(server.client.call(CallRequest.builder(RpcWire.call(xid++, BulkProgram.PROGRAM,
-                        BulkProgram.VERSION, BulkProgram.SLOW, RpcWire.intArgument(2))).build()));
-            }
-            for (CompletableFuture<RpcReply> call : calls) {
-                assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
-            }
-        }
-        // The first batch is kept whole (no call measured yet); from then on a pass keeps one
-        // call, and a pass right after it another, at most: the rest go to the workers.
-        long kept = server.count(Counter.CALLS_RUN_ON_LOOP) - keptBefore;
+        // SLOW(2 ms): more than CompletionLoop.BATCH_SHARE_OF_SLICE lets a batch's calls take.
+        long kept = keptOfBatches(batches, BulkProgram.SLOW, RpcWire.intArgument(2));
+        // The first batch may be kept whole (the average is of the short warm-up calls); from then
+        // on a pass keeps one call, and a pass right after it another, at most: the rest go to
+        // the workers.
         assertTrue(kept <= BATCH + 2L * (batches - 1), kept + " of " + batches * BATCH
                 + " calls of 2 ms sent " + BATCH + " at a time were run by the loop's threads: " + server.describe());
     }

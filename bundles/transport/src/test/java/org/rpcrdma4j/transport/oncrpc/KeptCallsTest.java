@@ -19,6 +19,7 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.connection.SendLocks;
 
 /**
  * KeptCallsTest - while the loop's standby watches, the thread that received a client's batch of
@@ -33,6 +34,8 @@ class KeptCallsTest {
     private static final int BATCHES = 50;
     private static final int WATCH_WARM_UP_CALLS = 60;
     private static final int ATTEMPTS = 30;
+    /** How long a batch has to arrive while the loop's passes over its connection wait. */
+    private static final long BATCH_ARRIVAL_MILLIS = 20;
 
     private OneLoopServer server;
 
@@ -51,6 +54,14 @@ class KeptCallsTest {
     private CompletableFuture<RpcReply> send(int xid, int procedure) {
         return server.client.call(CallRequest.builder(RpcWire.call(xid, BulkProgram.PROGRAM, BulkProgram.VERSION,
                 procedure, new byte[0])).build());
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return the COUNT result of a reply: how often the program had run COUNT then */
@@ -125,8 +136,9 @@ class KeptCallsTest {
         }
         int counts = 0;
         boolean stranded = false;
-        // Whether the calls behind the gated one reach the loop in the pass that delivers it (and
-        // so are kept behind it) is the scheduler's to say: try until they do once.
+        // The calls behind the gated one reach the loop in the pass that delivers it (and so are
+        // kept behind it) when they all arrived while its passes were deferred; a host that
+        // stalls the client's sends for longer than that may split a batch: try again then.
         for (int attempt = 0; attempt < ATTEMPTS && !stranded; attempt++) {
             // Short kept calls just before: the standby watches, and the moving average of kept
             // calls forgets the last attempt's gated one (each short call takes 1/8 off it).
@@ -135,11 +147,19 @@ class KeptCallsTest {
             }
             long sentOn = server.count(Counter.KEPT_CALLS_SENT_TO_WORKERS);
             server.program.gate = new CountDownLatch(1);
-            CompletableFuture<RpcReply> gated = send(0x9500 + attempt * 16, BulkProgram.GATED);
-            List<CompletableFuture<RpcReply>> behind = new ArrayList<>();
-            for (int i = 1; i < BATCH; i++) {
-                behind.add(send(0x9500 + attempt * 16 + i, BulkProgram.COUNT));
-            }
+            List<CompletableFuture<RpcReply>> batch = new ArrayList<>();
+            int first = 0x9500 + attempt * 16;
+            // The batch arrives while a "worker" holds the connection's send lock: the loop defers
+            // its passes and then finds the whole batch in one pass, the gated call first.
+            SendLocks.whileHeld(server.rdma.connections().get(0), () -> {
+                batch.add(send(first, BulkProgram.GATED));
+                for (int i = 1; i < BATCH; i++) {
+                    batch.add(send(first + i, BulkProgram.COUNT));
+                }
+                sleepQuietly(BATCH_ARRIVAL_MILLIS);
+            });
+            CompletableFuture<RpcReply> gated = batch.get(0);
+            List<CompletableFuture<RpcReply>> behind = batch.subList(1, BATCH);
             counts += behind.size();
             // With the gate closed, each call behind the gated one is answered: by a worker, or
             // by the loop's other thread, never held until the gate opens.

@@ -4,7 +4,10 @@ package org.rpcrdma4j.transport;
  * Counter - the named counters of a transport and of each connection.
  *
  * <p>Each connection counts its own; the transport's counters are the sums over every
- * connection it ever had, plus the transport-wide ones (connections, accept failures).
+ * connection it ever had, plus the transport-wide ones (connections, accept failures) and its
+ * completion loops' ({@code LOOP_*}, {@code CALLS_RUN_*}, {@code NEXT_CALL_*}). The counts made
+ * for every call have one writer each (a connection's send lock holder, a loop's leader) and reach
+ * the transport's values when those are read: a read sums the live connections and loops.
  */
 public enum Counter {
     /** Receive completions with data. */

@@ -129,6 +129,8 @@ public final class CompletionLoop implements Runnable {
 
     private final int index;
     private final TransportEngine engine;
+    /** This loop's own counts, written by its leader (in the transport's counters when read). */
+    private final Counters loopCounters;
     private final TransportConfig config;
     private final CompletionChannel channel;
     private final HeaderDecoder decoder;
@@ -225,6 +227,7 @@ public final class CompletionLoop implements Runnable {
     CompletionLoop(int index, TransportEngine engine, CompletionChannel channel) {
         this.index = index;
         this.engine = engine;
+        this.loopCounters = engine.counters().newWriter(this::inLoop);
         this.config = engine.config();
         this.channel = channel;
         this.decoder = new HeaderDecoder(config.limits(), HeaderDecoder.Role.RESPONDER);
@@ -256,6 +259,7 @@ public final class CompletionLoop implements Runnable {
         return config;
     }
 
+    /** @return the transport's counters (a connection's are a writer of them) */
     public Counters counters() {
         return engine.counters();
     }
@@ -373,7 +377,7 @@ public final class CompletionLoop implements Runnable {
             lastLendNanos = now;
         }
         kept.add(task, elsewhere);
-        engine.counters().increment(Counter.CALLS_RUN_ON_LOOP);
+        loopCounters.incrementOwned(Counter.CALLS_RUN_ON_LOOP);
         return true;
     }
 
@@ -406,6 +410,7 @@ public final class CompletionLoop implements Runnable {
             }
             work += c.doWork(completions);
             if (c.isRemovable()) {
+                c.retireCounters();
                 connections.remove(i--);
                 engine.onConnectionGone();
                 work++;
@@ -510,11 +515,11 @@ public final class CompletionLoop implements Runnable {
             if (!standbyWatching || closed) {
                 return false;
             }
+            loopCounters.addOwned(Counter.CALLS_RUN_WITHOUT_HAND_OVER, kept.count);
             leader = null;
             long at = System.nanoTime();
             steppedAsideAt = at != 0 ? at : 1;
             keptAside = kept;
-            engine.counters().add(Counter.CALLS_RUN_WITHOUT_HAND_OVER, kept.count);
             return true;
         } finally {
             crew.unlock();
@@ -695,7 +700,7 @@ public final class CompletionLoop implements Runnable {
                     }
                 }
                 if (spinNanos > 0 && spinForWork()) {
-                    engine.counters().increment(Counter.LOOP_SPIN_HITS);
+                    loopCounters.incrementOwned(Counter.LOOP_SPIN_HITS);
                     continue;
                 }
                 armCompletionQueues();
@@ -704,7 +709,7 @@ public final class CompletionLoop implements Runnable {
                     awake.set(true);
                     continue;
                 }
-                engine.counters().increment(Counter.LOOP_SLEEPS);
+                loopCounters.incrementOwned(Counter.LOOP_SLEEPS);
                 int n = channel.await(fired, hasDeadline() ? IDLE_AWAIT_MILLIS : QUIET_AWAIT_MILLIS,
                         TimeUnit.MILLISECONDS);
                 awake.set(true);
@@ -780,12 +785,12 @@ public final class CompletionLoop implements Runnable {
             doWork();
             if (callsOffered > 0) {
                 nextCallScore = Math.min(NEXT_CALL_SCORE_MAX, nextCallScore + 1);
-                engine.counters().increment(Counter.NEXT_CALL_SPIN_HITS);
+                loopCounters.incrementOwned(Counter.NEXT_CALL_SPIN_HITS);
                 return true;
             }
         } while (!closed && now - deadline < 0);
         nextCallScore = Math.max(0, nextCallScore - 2);
-        engine.counters().increment(Counter.NEXT_CALL_SPIN_MISSES);
+        loopCounters.incrementOwned(Counter.NEXT_CALL_SPIN_MISSES);
         return false;
     }
 

@@ -56,7 +56,7 @@ public final class TransportEngine implements ConnectionEventHandler {
     private final RpcCallHandler handler;
     private final ConnectionManager connectionManager;
     private final ListeningEndpoint listener;
-    private final Counters counters = new Counters(null);
+    private final Counters counters = Counters.forTransport();
     private final CompletionLoop[] loops;
     /** Its changes wake the loops: an idle loop sleeps until woken, and retires removed strategies' pools. */
     private final StrategyRegistry strategies = new StrategyRegistry(this::wakeLoops);

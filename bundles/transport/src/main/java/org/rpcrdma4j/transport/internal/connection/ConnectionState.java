@@ -116,16 +116,23 @@ public final class ConnectionState implements RdmaConnection {
         this.connection = connection;
         this.device = device;
         this.config = loop.config();
-        this.counters = new Counters(loop.counters());
-        this.remoteAddress = connection.remoteAddress();
-        this.localAddress = connection.localAddress();
-        this.replySizeLimit = peer != null ? peer.maxReceiveSize() : RpcRdma.DEFAULT_INLINE_THRESHOLD;
-        // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
-        // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
-        this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
-        this.replyJobs = new ReplyJobPool(this, config.limits(), config.receiveContexts());
-        this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
-                Math.min(replySizeLimit, config.maxInlineSend()));
+        // Single-writer counts (Counters#addOwned) are made under the send lock: a pass of the
+        // loop, or a worker posting its reply.
+        this.counters = loop.counters().newWriter(sendLock::isHeldByCurrentThread);
+        try {
+            this.remoteAddress = connection.remoteAddress();
+            this.localAddress = connection.localAddress();
+            this.replySizeLimit = peer != null ? peer.maxReceiveSize() : RpcRdma.DEFAULT_INLINE_THRESHOLD;
+            // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
+            // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
+            this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
+            this.replyJobs = new ReplyJobPool(this, config.limits(), config.receiveContexts());
+            this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
+                    Math.min(replySizeLimit, config.maxInlineSend()));
+        } catch (RuntimeException | Error e) {
+            retireCounters();
+            throw e;
+        }
     }
 
     /**
@@ -177,6 +184,7 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     private void releaseAfterFailedOpen() {
+        retireCounters();
         connection.attach(null);
         TransportEngine.rejectAndClose(connection);
         if (receivePool != null) {
@@ -194,6 +202,19 @@ public final class ConnectionState implements RdmaConnection {
 
     public Counters counters() {
         return counters;
+    }
+
+    /**
+     * retireCounters() - the connection is gone (removed, or its open failed): the transport keeps
+     * its counts and stops summing its counters. Takes the send lock, as their writer.
+     */
+    public void retireCounters() {
+        sendLock.lock();
+        try {
+            counters.retire();
+        } finally {
+            sendLock.unlock();
+        }
     }
 
     /** @return the completion loop that owns this connection */

@@ -299,7 +299,7 @@ public final class ReadScheduler {
         int piece = slotPiece[slot];
         plan.pieceSink(piece).readCompleted(success);
         if (success) {
-            counters.add(Counter.READ_BYTES, plan.pieceLength(piece));
+            counters.addOwned(Counter.READ_BYTES, plan.pieceLength(piece));
         }
         plan.pieceCompleted(success);
         slotCall[slot] = null;

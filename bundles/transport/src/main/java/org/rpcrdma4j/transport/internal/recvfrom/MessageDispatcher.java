@@ -54,7 +54,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
      * <p>Ownership: the context passes to this method; it is recycled, deferred or delivered.
      */
     public void onMessage(ReceiveContext ctx, int byteCount) {
-        counters.increment(Counter.RECEIVES);
+        counters.incrementOwned(Counter.RECEIVES);
         ParsedHeader header = ctx.header();
         DecodeStatus status = loop.decoder().decode(ctx.buffer(), 0, byteCount, header);
         switch (status.outcome()) {
@@ -107,12 +107,12 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
         }
         if (header.readList().isEmpty()) {
             ctx.presentInline();
-            counters.increment(Counter.CALLS_INLINE);
+            counters.incrementOwned(Counter.CALLS_INLINE);
             deliver(ctx);
             return;
         }
         if (plan(ctx)) {
-            counters.increment(Counter.CALLS_DEFERRED);
+            counters.incrementOwned(Counter.CALLS_DEFERRED);
             readScheduler.enqueue(ctx);
         }
     }
@@ -137,7 +137,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
 
     /** deliver() - hand the call to the handler; ownership passes even if it throws. */
     private void deliver(ReceiveContext ctx) {
-        counters.increment(Counter.CALLS_DELIVERED);
+        counters.incrementOwned(Counter.CALLS_DELIVERED);
         ctx.setState(ReceiveContext.DELIVERED);
         try {
             loop.handler().onCall(ctx);

@@ -319,7 +319,7 @@ public final class ReplySender {
             writes[w].reset(SendOpcode.RDMA_WRITE, WorkRequestIds.of(WorkRequestIds.WRITE, ctx.index()), SendWorkRequest.SIGNALED)
                     .next(null);
             writes[w].addSge(region, at, n).remote(segments.offset(i), segments.handle(i));
-            counters.add(Counter.WRITE_BYTES, n);
+            counters.addOwned(Counter.WRITE_BYTES, n);
             w++;
             at += n;
             left -= n;
@@ -343,14 +343,16 @@ public final class ReplySender {
 
     /** countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1). */
     private void countPosted(int sign) {
-        counters.add(Counter.SENDS, sign);
-        counters.add(Counter.WRITES, sign * (requests - 1L));
-        counters.add(mode == INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
+        counters.addOwned(Counter.SENDS, sign);
+        if (requests > 1) {
+            counters.addOwned(Counter.WRITES, sign * (requests - 1L));
+        }
+        counters.addOwned(mode == INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
         if (itemLength > 0) {
-            counters.add(Counter.REPLIES_WRITE_CHUNK, sign);
+            counters.addOwned(Counter.REPLIES_WRITE_CHUNK, sign);
         }
         if (invalidate) {
-            counters.add(Counter.SEND_WITH_INVALIDATE, sign);
+            counters.addOwned(Counter.SEND_WITH_INVALIDATE, sign);
         }
     }
 

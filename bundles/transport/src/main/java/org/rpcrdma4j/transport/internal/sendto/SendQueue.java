@@ -192,7 +192,7 @@ public final class SendQueue {
     private boolean post(SendContext context) {
         try {
             queuePair.postSend(context.request());
-            counters.increment(Counter.SENDS);
+            counters.incrementOwned(Counter.SENDS);
             return true;
         } catch (VerbsException e) {
             unreserve(1);

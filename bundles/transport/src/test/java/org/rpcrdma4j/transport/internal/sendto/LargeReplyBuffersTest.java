@@ -15,7 +15,7 @@ import org.rpcrdma4j.transport.internal.connection.Counters;
 /** The shared pool of large reply buffers: size classes, reuse, the idle bound, refusals. */
 class LargeReplyBuffersTest {
     private static final int MIB = 1 << 20;
-    private final Counters counters = new Counters(null);
+    private final Counters counters = Counters.forTransport();
 
     @Test
     void aBufferGivenBackIsReusedForTheSameSizeClassAndCountedOnlyWhenAllocated() {

@@ -192,28 +192,11 @@ public final class Counters implements TransportStatistics {
         return value;
     }
 
-    /** @return every counter's value, summed once over the writers */
+    /** @return every counter's value, each read as {@link #get} reads it */
     public long[] snapshot() {
         long[] values = new long[COUNTERS.length];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = shared.get(i);
-        }
-        if (transport != null) {
-            for (int i = 0; i < values.length; i++) {
-                values[i] += (long) SLOT.getOpaque(owned, i);
-            }
-            return values;
-        }
-        synchronized (this) {
-            for (int i = 0; i < values.length; i++) {
-                values[i] += retired[i];
-            }
-            for (int w = 0; w < writers.size(); w++) {
-                long[] o = writers.get(w).owned;
-                for (int i = 0; i < values.length; i++) {
-                    values[i] += (long) SLOT.getOpaque(o, i);
-                }
-            }
+        for (Counter c : COUNTERS) {
+            values[c.ordinal()] = get(c);
         }
         return values;
     }

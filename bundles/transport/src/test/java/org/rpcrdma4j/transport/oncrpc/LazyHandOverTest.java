@@ -62,10 +62,12 @@ class LazyHandOverTest {
 
     @Test
     void aKeptCallThatBlocksIsTakenOverAfterItsTimeSliceAndTheLoopServesOn() throws Exception {
-        // 5 ms slices: the standby watches for 100 ms after a kept call.
-        start(5_000);
-        // Calls kept often enough that the standby watches (CompletionLoop.lendIntervalNanos: the
-        // moving average of the time between kept calls must fall under half a slice).
+        // 50 ms slices: the standby watches for 1 s after a kept call, and takes a blocked call's
+        // loop over 50 ms after it began. Calls must be kept often enough that the standby watches
+        // (CompletionLoop.lendIntervalNanos: the moving average of the time between kept calls
+        // must fall under half a slice, here 25 ms). With 5 ms slices that bound was 2.5 ms, and a
+        // busy CI host whose echo round trips took longer never got a watching standby.
+        start(50_000);
         for (int i = 0; i < WATCH_WARM_UP_CALLS; i++) {
             server.echo(0x8100 + i);
         }

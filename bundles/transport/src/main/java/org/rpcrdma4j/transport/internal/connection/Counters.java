@@ -192,15 +192,6 @@ public final class Counters implements TransportStatistics {
         return value;
     }
 
-    /** @return every counter's value, each read as {@link #get} reads it */
-    public long[] snapshot() {
-        long[] values = new long[COUNTERS.length];
-        for (Counter c : COUNTERS) {
-            values[c.ordinal()] = get(c);
-        }
-        return values;
-    }
-
     @Override
     public Map<String, Long> readsByStrategy() {
         Map<String, Long> snapshot = new TreeMap<>();
@@ -210,10 +201,9 @@ public final class Counters implements TransportStatistics {
 
     @Override
     public String toString() {
-        long[] values = snapshot();
         StringBuilder sb = new StringBuilder("{");
         for (Counter c : COUNTERS) {
-            long v = values[c.ordinal()];
+            long v = get(c);
             if (v != 0) {
                 sb.append(sb.length() > 1 ? ", " : "").append(c).append('=').append(v);
             }

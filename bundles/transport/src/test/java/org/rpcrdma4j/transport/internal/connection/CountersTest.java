@@ -38,10 +38,9 @@ class CountersTest {
         assertEquals(1, transport.get(Counter.REPLIES_DROPPED));
         assertEquals(1, transport.get(Counter.LOOP_SLEEPS));
         assertEquals(1, transport.get(Counter.CONNECTIONS_ACCEPTED));
-        long[] snapshot = transport.snapshot();
-        assertEquals(4096, snapshot[Counter.WRITE_BYTES.ordinal()]);
-        assertEquals(1, snapshot[Counter.LOOP_SLEEPS.ordinal()]);
-        assertTrue(transport.toString().contains("WRITE_BYTES=4096"), transport.toString());
+        String described = transport.toString();
+        assertTrue(described.contains("WRITE_BYTES=4096"), described);
+        assertTrue(described.contains("LOOP_SLEEPS=1"), described);
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.transport.Counter;
@@ -52,8 +51,7 @@ class KeptCallsTest {
     }
 
     private CompletableFuture<RpcReply> send(int xid, int procedure) {
-        return server.client.call(CallRequest.builder(RpcWire.call(xid, BulkProgram.PROGRAM, BulkProgram.VERSION,
-                procedure, new byte[0])).build());
+        return server.call(xid, procedure, new byte[0]);
     }
 
     private static void sleepQuietly(long millis) {
@@ -88,8 +86,7 @@ class KeptCallsTest {
         for (int b = 0; b < batches; b++) {
             calls.clear();
             for (int i = 0; i < BATCH; i++) {
-                calls.add(server.client.call(CallRequest.builder(RpcWire.call(xid++, BulkProgram.PROGRAM,
-                        BulkProgram.VERSION, procedure, argument)).build()));
+                calls.add(server.call(xid++, procedure, argument));
             }
             for (CompletableFuture<RpcReply> call : calls) {
                 byte[] whole = RpcWire.whole(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false);

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.transport.Counter;
@@ -79,8 +78,7 @@ class LazyHandOverTest {
             long aside = server.count(Counter.CALLS_RUN_WITHOUT_HAND_OVER);
             long delivered = server.count(Counter.CALLS_DELIVERED);
             server.program.gate = new CountDownLatch(1);
-            CompletableFuture<RpcReply> call = server.client.call(CallRequest.builder(RpcWire.call(0x8180 + attempt,
-                    BulkProgram.PROGRAM, BulkProgram.VERSION, BulkProgram.GATED, new byte[0])).build());
+            CompletableFuture<RpcReply> call = server.call(0x8180 + attempt, BulkProgram.GATED, new byte[0]);
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
             while (server.count(Counter.CALLS_DELIVERED) == delivered && System.nanoTime() - deadline < 0) {
                 Thread.sleep(1);

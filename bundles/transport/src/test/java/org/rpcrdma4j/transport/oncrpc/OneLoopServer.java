@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.rpcrdma4j.client.CallRequest;
@@ -53,6 +54,19 @@ final class OneLoopServer implements AutoCloseable {
             fabric.close();
             throw e;
         }
+    }
+
+    /**
+     * call() - one call of {@link BulkProgram}, not waiting for its reply.
+     *
+     * @param xid the call's transaction id
+     * @param procedure which of BulkProgram's procedures
+     * @param arguments the XDR-encoded arguments
+     * @return the reply, once it comes
+     */
+    CompletableFuture<RpcReply> call(int xid, int procedure, byte[] arguments) {
+        return client.call(CallRequest.builder(RpcWire.call(xid, BulkProgram.PROGRAM, BulkProgram.VERSION, procedure,
+                arguments)).build());
     }
 
     /**

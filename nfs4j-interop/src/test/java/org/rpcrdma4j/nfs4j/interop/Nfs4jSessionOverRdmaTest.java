@@ -11,18 +11,26 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.dcache.nfs.ExportFile;
 import org.dcache.nfs.nfsstat;
+import org.dcache.nfs.v4.ClientCB;
 import org.dcache.nfs.v4.CompoundBuilder;
 import org.dcache.nfs.v4.MDSOperationExecutor;
 import org.dcache.nfs.v4.NFSServerV41;
+import org.dcache.nfs.v4.xdr.CB_COMPOUND4args;
 import org.dcache.nfs.v4.xdr.COMPOUND4args;
 import org.dcache.nfs.v4.xdr.COMPOUND4res;
 import org.dcache.nfs.v4.xdr.nfs4_prot;
+import org.dcache.nfs.v4.xdr.nfs_cb_opnum4;
+import org.dcache.nfs.v4.xdr.nfs_fh4;
 import org.dcache.nfs.v4.xdr.nfs_opnum4;
 import org.dcache.nfs.v4.xdr.sequenceid4;
 import org.dcache.nfs.v4.xdr.state_protect_how4;
+import org.dcache.nfs.v4.xdr.stateid4;
 import org.dcache.nfs.v4.xdr.uint32_t;
 import org.dcache.nfs.vfs.VirtualFileSystem;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -48,7 +56,9 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
  * the client with CB_NULL over {@code getPeerTransport()}, which over RDMA is the connection's
  * back channel (RFC 8167): the CB_NULL must reach the client's callback program and its reply must
  * come back while the CREATE_SESSION is still running on a worker. Then SEQUENCE on the new
- * session, DESTROY_SESSION and DESTROY_CLIENTID.
+ * session, DESTROY_SESSION and DESTROY_CLIENTID; and a delegation recall (CB_COMPOUND with
+ * CB_SEQUENCE and CB_RECALL) sent by nfs4j's callback client, as its OPEN sends it when a
+ * conflicting open meets a delegation, arriving whole at the client's callback program.
  *
  * <p>No operation here touches a file system: the server's {@link VirtualFileSystem} fails any
  * call made to it, so the test would show if one were.
@@ -60,12 +70,16 @@ class Nfs4jSessionOverRdmaTest {
     private static final int NFSPROC4_COMPOUND = 1;
     /** The callback program number the client names in CREATE_SESSION (CompoundBuilder's). */
     private static final int CB_PROGRAM = 123;
+    private static final int CB_COMPOUND = 1;
 
     private LoopbackFabric fabric;
     private HostServer host;
     private RdmaHostedTransport rdma;
     private RpcRdmaClient client;
+    private NFSServerV41 nfs4;
     private final List<int[]> backwardCalls = new CopyOnWriteArrayList<>();
+    /** The arguments of every CB_COMPOUND the client received, decoded with nfs4j's XDR types. */
+    private final List<CB_COMPOUND4args> callbackCompounds = new CopyOnWriteArrayList<>();
     private int xid = 0x7000;
 
     @BeforeEach
@@ -77,7 +91,7 @@ class Nfs4jSessionOverRdmaTest {
                     throw new UnsupportedOperationException("no file system in this test: " + method.getName());
                 });
         ExportFile exports = new ExportFile(new java.io.StringReader("/ 127.0.0.1(rw,no_root_squash)\n"));
-        NFSServerV41 nfs4 = new NFSServerV41.Builder()
+        nfs4 = new NFSServerV41.Builder()
                 .withVfs(noFileSystem)
                 .withOperationExecutor(new MDSOperationExecutor())
                 .withExportTable(exports)
@@ -102,12 +116,36 @@ class Nfs4jSessionOverRdmaTest {
         fabric.close();
     }
 
-    /** The client's callback program: records (program, version, procedure) and answers SUCCESS with no results. */
-    private ByteBuffer answerCallback(ByteBuffer call) {
+    /**
+     * The client's callback program: records (program, version, procedure), decodes CB_COMPOUND's
+     * arguments, and answers SUCCESS: no results for CB_NULL, for CB_COMPOUND status NFS4_OK with
+     * an empty tag and no operation results.
+     */
+    private ByteBuffer answerCallback(ByteBuffer call) throws Exception {
         int callXid = call.getInt(0);
-        backwardCalls.add(new int[] {call.getInt(12), call.getInt(16), call.getInt(20)});
-        // xid, REPLY, MSG_ACCEPTED, verifier AUTH_NONE of length 0, SUCCESS.
-        return ByteBuffer.allocate(24).putInt(callXid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+        int procedure = call.getInt(20);
+        backwardCalls.add(new int[] {call.getInt(12), call.getInt(16), procedure});
+        if (procedure == CB_COMPOUND) {
+            byte[] bytes = new byte[call.remaining()];
+            call.duplicate().get(bytes);
+            int credentialLength = call.getInt(28);
+            int verifierAt = 32 + ((credentialLength + 3) & ~3);
+            int argumentsAt = verifierAt + 8 + ((call.getInt(verifierAt + 4) + 3) & ~3);
+            Xdr in = new Xdr(bytes);
+            in.beginDecoding();
+            for (int i = 0; i < argumentsAt / 4; i++) {
+                in.xdrDecodeInt();
+            }
+            CB_COMPOUND4args arguments = new CB_COMPOUND4args();
+            arguments.xdrDecode(in);
+            callbackCompounds.add(arguments);
+        }
+        // xid, REPLY, MSG_ACCEPTED, verifier AUTH_NONE of length 0, SUCCESS (+ CB_COMPOUND4res).
+        ByteBuffer reply = ByteBuffer.allocate(36).putInt(callXid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+        if (procedure == CB_COMPOUND) {
+            reply.putInt(nfsstat.NFS_OK).putInt(0).putInt(0);
+        }
+        return reply.flip();
     }
 
     /** Sends one COMPOUND (AUTH_SYS as root) and returns its decoded result. */
@@ -217,5 +255,44 @@ class Nfs4jSessionOverRdmaTest {
         assertEquals(0, created.resarray.get(0).opcreate_session.csr_resok4.csr_flags.value
                 & nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN, "no back channel when CB_NULL went unanswered");
         assertTrue(rdma.statistics().get(Counter.BACKWARD_TIMEOUTS) >= 1, "the unanswered CB_NULL timed out");
+    }
+
+    @Test
+    void aDelegationRecallReachesTheClientOverTheBackChannel() throws Exception {
+        COMPOUND4res exchange = compound(new CompoundBuilder().withMinorversion(1)
+                .withExchangeId("rpcrdma4j.org", "Nfs4jSessionOverRdmaTest", "recall-" + System.nanoTime(),
+                        0, state_protect_how4.SP4_NONE)
+                .withTag("exchange_id").build());
+        var exchanged = exchange.resarray.get(0).opexchange_id.eir_resok4;
+        COMPOUND4args create = new CompoundBuilder().withMinorversion(1)
+                .withCreatesession(exchanged.eir_clientid, exchanged.eir_sequenceid)
+                .withTag("create_session").build();
+        create.argarray[0].opcreate_session.csa_flags = new uint32_t(nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+        assertEquals(nfsstat.NFS_OK, compound(create).status, "CREATE_SESSION");
+
+        // What nfs4j's OPEN does when a conflicting open meets a read delegation: CB_RECALL through
+        // the client's callback channel, here the RDMA connection's back channel. It waits for the
+        // reply without a bound, so it runs on its own thread and the test bounds the wait.
+        ClientCB callback = nfs4.getStateHandler().getClient(exchanged.eir_clientid).getCB();
+        nfs_fh4 handle = new nfs_fh4(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
+        stateid4 delegation = new stateid4(new byte[12], 1);
+        CompletableFuture<Void> recalled = CompletableFuture.runAsync(() -> {
+            try {
+                callback.cbDelegationRecall(handle, delegation, false);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        recalled.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+        assertEquals(1, callbackCompounds.size(), "one CB_COMPOUND reached the client");
+        CB_COMPOUND4args compound = callbackCompounds.get(0);
+        assertEquals(2, compound.argarray.length, "CB_SEQUENCE and CB_RECALL");
+        assertEquals(nfs_cb_opnum4.OP_CB_SEQUENCE, compound.argarray[0].argop);
+        assertEquals(nfs_cb_opnum4.OP_CB_RECALL, compound.argarray[1].argop);
+        assertArrayEquals(handle.value, compound.argarray[1].opcbrecall.fh.value, "the recalled file's handle");
+        assertEquals(1, compound.argarray[1].opcbrecall.stateid.seqid, "the recalled delegation's stateid");
+        assertArrayEquals(new int[] {CB_PROGRAM, 1, CB_COMPOUND}, backwardCalls.get(backwardCalls.size() - 1));
+        assertTrue(rdma.statistics().get(Counter.BACKWARD_REPLIES) >= 2, "CB_NULL's and CB_COMPOUND's replies came back");
     }
 }

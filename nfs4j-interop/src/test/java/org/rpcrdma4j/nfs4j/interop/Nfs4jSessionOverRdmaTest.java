@@ -23,12 +23,13 @@ import org.dcache.nfs.v4.MDSOperationExecutor;
 import org.dcache.nfs.v4.NFSServerV41;
 import org.dcache.nfs.v4.xdr.CB_COMPOUND4args;
 import org.dcache.nfs.v4.xdr.COMPOUND4args;
+import org.dcache.nfs.v4.xdr.CREATE_SESSION4resok;
+import org.dcache.nfs.v4.xdr.EXCHANGE_ID4resok;
 import org.dcache.nfs.v4.xdr.COMPOUND4res;
 import org.dcache.nfs.v4.xdr.nfs4_prot;
 import org.dcache.nfs.v4.xdr.nfs_cb_opnum4;
 import org.dcache.nfs.v4.xdr.nfs_fh4;
 import org.dcache.nfs.v4.xdr.nfs_opnum4;
-import org.dcache.nfs.v4.xdr.sequenceid4;
 import org.dcache.nfs.v4.xdr.state_protect_how4;
 import org.dcache.nfs.v4.xdr.stateid4;
 import org.dcache.nfs.v4.xdr.uint32_t;
@@ -193,22 +194,31 @@ class Nfs4jSessionOverRdmaTest {
         return result;
     }
 
-    @Test
-    void aSessionWithItsBackChannelOnTheRdmaConnection() throws Exception {
+    /** EXCHANGE_ID for a new client owner; its result. */
+    private EXCHANGE_ID4resok exchangeId(String owner) throws Exception {
         COMPOUND4res exchange = compound(new CompoundBuilder().withMinorversion(1)
-                .withExchangeId("rpcrdma4j.org", "Nfs4jSessionOverRdmaTest", "client-" + System.nanoTime(),
+                .withExchangeId("rpcrdma4j.org", "Nfs4jSessionOverRdmaTest", owner + "-" + System.nanoTime(),
                         0, state_protect_how4.SP4_NONE)
                 .withTag("exchange_id").build());
         assertEquals(nfsstat.NFS_OK, exchange.status, "EXCHANGE_ID");
-        var exchanged = exchange.resarray.get(0).opexchange_id.eir_resok4;
+        return exchange.resarray.get(0).opexchange_id.eir_resok4;
+    }
 
+    /** CREATE_SESSION asking for the back channel on this connection; its result. */
+    private CREATE_SESSION4resok createSessionWithBackChannel(EXCHANGE_ID4resok exchanged) throws Exception {
         COMPOUND4args create = new CompoundBuilder().withMinorversion(1)
                 .withCreatesession(exchanged.eir_clientid, exchanged.eir_sequenceid)
                 .withTag("create_session").build();
         create.argarray[0].opcreate_session.csa_flags = new uint32_t(nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
         COMPOUND4res created = compound(create);
         assertEquals(nfsstat.NFS_OK, created.status, "CREATE_SESSION");
-        var session = created.resarray.get(0).opcreate_session.csr_resok4;
+        return created.resarray.get(0).opcreate_session.csr_resok4;
+    }
+
+    @Test
+    void aSessionWithItsBackChannelOnTheRdmaConnection() throws Exception {
+        EXCHANGE_ID4resok exchanged = exchangeId("client");
+        CREATE_SESSION4resok session = createSessionWithBackChannel(exchanged);
         assertNotEquals(0, session.csr_flags.value & nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
                 "nfs4j accepted the back channel on this connection (its CB_NULL was answered)");
         assertEquals(1, backwardCalls.size(), "one backward call before CREATE_SESSION was answered");
@@ -240,35 +250,17 @@ class Nfs4jSessionOverRdmaTest {
         // accepted reply to a call with void results as success.)
         client = RpcRdmaClient.connect(fabric.provider(), rdma.localAddress(),
                 ClientConfig.builder().progressThread(true).backchannel(call -> null, 2).build());
-        COMPOUND4res exchange = compound(new CompoundBuilder().withMinorversion(1)
-                .withExchangeId("rpcrdma4j.org", "Nfs4jSessionOverRdmaTest", "refusing-" + System.nanoTime(),
-                        0, state_protect_how4.SP4_NONE)
-                .withTag("exchange_id").build());
-        assertEquals(nfsstat.NFS_OK, exchange.status, "EXCHANGE_ID");
-        var exchanged = exchange.resarray.get(0).opexchange_id.eir_resok4;
-        COMPOUND4args create = new CompoundBuilder().withMinorversion(1)
-                .withCreatesession(exchanged.eir_clientid, new sequenceid4(exchanged.eir_sequenceid.value))
-                .withTag("create_session").build();
-        create.argarray[0].opcreate_session.csa_flags = new uint32_t(nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-        COMPOUND4res created = compound(create);
-        assertEquals(nfsstat.NFS_OK, created.status, "CREATE_SESSION");
-        assertEquals(0, created.resarray.get(0).opcreate_session.csr_resok4.csr_flags.value
-                & nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN, "no back channel when CB_NULL went unanswered");
+        CREATE_SESSION4resok session = createSessionWithBackChannel(exchangeId("silent"));
+        assertEquals(0, session.csr_flags.value & nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+                "no back channel when CB_NULL went unanswered");
         assertTrue(rdma.statistics().get(Counter.BACKWARD_TIMEOUTS) >= 1, "the unanswered CB_NULL timed out");
     }
 
     @Test
     void aDelegationRecallReachesTheClientOverTheBackChannel() throws Exception {
-        COMPOUND4res exchange = compound(new CompoundBuilder().withMinorversion(1)
-                .withExchangeId("rpcrdma4j.org", "Nfs4jSessionOverRdmaTest", "recall-" + System.nanoTime(),
-                        0, state_protect_how4.SP4_NONE)
-                .withTag("exchange_id").build());
-        var exchanged = exchange.resarray.get(0).opexchange_id.eir_resok4;
-        COMPOUND4args create = new CompoundBuilder().withMinorversion(1)
-                .withCreatesession(exchanged.eir_clientid, exchanged.eir_sequenceid)
-                .withTag("create_session").build();
-        create.argarray[0].opcreate_session.csa_flags = new uint32_t(nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
-        assertEquals(nfsstat.NFS_OK, compound(create).status, "CREATE_SESSION");
+        EXCHANGE_ID4resok exchanged = exchangeId("recall");
+        CREATE_SESSION4resok session = createSessionWithBackChannel(exchanged);
+        assertNotEquals(0, session.csr_flags.value & nfs4_prot.CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
 
         // What nfs4j's OPEN does when a conflicting open meets a read delegation: CB_RECALL through
         // the client's callback channel, here the RDMA connection's back channel. It waits for the

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.SetIdBits;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -65,7 +66,7 @@ public final class AttributeSetter {
             throw new NfsException(Nfs3.NFS3ERR_FBIG, "size beyond 2^63-1");
         }
         Permissions.requireData(caller, current, Permissions.WRITE);
-        SetIdBits.removeForWrite(caller, path, current);
+        SetIdBits.removeForWrite(caller, path, current.mode(), current.isRegularFile());
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             long now = channel.size();
             if (size < now) {

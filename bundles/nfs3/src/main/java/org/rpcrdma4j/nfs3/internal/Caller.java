@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.net.InetAddress;
+import org.rpcrdma4j.nfs3.localfs.SetIdBits;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.rpcrdma4j.nfs3.ExportRule;
@@ -11,7 +12,7 @@ import org.rpcrdma4j.nfs3.ExportRule;
  *
  * <p>AUTH_NONE and every other flavor act as the rule's anonymous identity.
  */
-public final class Caller {
+public final class Caller implements SetIdBits.Identity {
 
     /** The superuser id. */
     public static final int ROOT = 0;
@@ -80,11 +81,13 @@ public final class Caller {
     }
 
     /** Whether the caller acts as the superuser. */
+    @Override
     public boolean isRoot() {
         return uid == ROOT;
     }
 
     /** Whether the caller is in a group (primary or supplementary). */
+    @Override
     public boolean inGroup(int group) {
         if (gid == group) {
             return true;

@@ -1,6 +1,8 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.SetIdBits;
+import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -151,11 +153,12 @@ public final class DataProcedures {
                     throw new NfsException(Nfs3.NFS3ERR_FBIG, "write beyond 2^63");
                 }
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
-                SetIdBits.removeForWrite(file.caller(), file.path(), file.attributes());
+                SetIdBits.removeForWrite(file.caller(), file.path(), file.attributes().mode(),
+                        file.attributes().isRegularFile());
                 writeAt(request.state().openFiles(), file, offset, data, stable);
                 FileAttributes before = file.attributes();
                 FileAttributes after = file.attributesNow();
-                if (after != null && SetIdBits.removeForWrite(file.caller(), file.path(), after)) {
+                if (after != null && SetIdBits.removeForWrite(file.caller(), file.path(), after.mode(), after.isRegularFile())) {
                     after = file.attributesNow(); // a set-id bit was set while we wrote
                 }
                 FileAttributes reported = after;

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.nio.ByteBuffer;
+import org.rpcrdma4j.nfs3.localfs.ServerKey;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import org.rpcrdma4j.nfs3.Nfs3;

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.rpcrdma4j.nfs3.Mount3;

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.SetIdBits;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -48,12 +49,12 @@ public final class ObjectCreator {
         creation.create(path);
         try {
             Caller caller = directory.caller();
-            int gid = (directory.attributes().mode() & SetIdBits.S_ISGID) != 0 ? directory.attributes().gid() : caller.gid();
+            int gid = SetIdBits.creationGroup(directory.attributes().mode(), directory.attributes().gid(), caller.gid());
             Files.setAttribute(path, "unix:uid", caller.uid(), LinkOption.NOFOLLOW_LINKS);
             Files.setAttribute(path, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
             FileAttributes created = FileAttributes.read(path);
             if (created.type() != Nfs3.NF3LNK) {
-                int mode = SetIdBits.creationMode(caller, directory.attributes(), created.isDirectory(), gid,
+                int mode = SetIdBits.creationMode(caller, directory.attributes().mode(), created.isDirectory(), gid,
                         set.mode() != null ? set.mode() : defaultMode);
                 Files.setAttribute(path, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
                 created = FileAttributes.read(path);

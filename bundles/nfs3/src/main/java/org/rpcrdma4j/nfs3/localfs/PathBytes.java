@@ -1,4 +1,4 @@
-package org.rpcrdma4j.nfs3.internal;
+package org.rpcrdma4j.nfs3.localfs;
 
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
@@ -71,7 +71,7 @@ public final class PathBytes {
     /**
      * The relative path of one name component.
      *
-     * @param name the bytes, MUST be non-empty without '/' or NUL ({@link Names} checks)
+     * @param name the bytes, MUST be non-empty without '/' or NUL (the caller checks: nfs3 in {@code Names})
      */
     public static Path component(byte[] name) {
         String text = exactString(name);

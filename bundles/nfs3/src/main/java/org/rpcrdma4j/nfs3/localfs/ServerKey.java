@@ -1,4 +1,4 @@
-package org.rpcrdma4j.nfs3.internal;
+package org.rpcrdma4j.nfs3.localfs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.nfs3.internal;
+package org.rpcrdma4j.nfs3.localfs;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,6 +30,15 @@ public final class SetIdBits {
     public static final int S_ISGID = 02000;
     private static final int S_IXGRP = 00010;
 
+    /** Who asks for the change: the caller's identity after the export's squashing. */
+    public interface Identity {
+        /** Whether the caller acts as the superuser (uid 0). */
+        boolean isRoot();
+
+        /** Whether {@code gid} is the caller's primary group or one of its supplementary groups. */
+        boolean inGroup(int gid);
+    }
+
     private SetIdBits() {
     }
 
@@ -37,26 +46,34 @@ public final class SetIdBits {
      * The mode a new object gets.
      *
      * @param caller the creator
-     * @param directory the parent's attributes
+     * @param directoryMode the parent directory's mode
      * @param isDirectory whether the new object is a directory
      * @param gid the group the new object got
      * @param requested the client's mode (or the default)
      */
-    public static int creationMode(Caller caller, FileAttributes directory, boolean isDirectory, int gid,
+    public static int creationMode(Identity caller, int directoryMode, boolean isDirectory, int gid,
             int requested) {
         int mode = requested & 07777;
-        if (isDirectory && (directory.mode() & S_ISGID) != 0) {
+        if (isDirectory && (directoryMode & S_ISGID) != 0) {
             return mode | S_ISGID;
         }
         return withoutForeignSetgid(caller, gid, mode);
     }
 
+    /**
+     * The group a new object gets (inode_init_owner): the parent directory's when that has
+     * set-group-ID (BSD group semantics), else the creator's primary group.
+     */
+    public static int creationGroup(int directoryMode, int directoryGid, int callerGid) {
+        return (directoryMode & S_ISGID) != 0 ? directoryGid : callerGid;
+    }
+
     /** The mode a chmod by the caller really sets on an object of group {@code gid}. */
-    public static int chmodMode(Caller caller, int gid, int requested) {
+    public static int chmodMode(Identity caller, int gid, int requested) {
         return withoutForeignSetgid(caller, gid, requested & 07777);
     }
 
-    private static int withoutForeignSetgid(Caller caller, int gid, int mode) {
+    private static int withoutForeignSetgid(Identity caller, int gid, int mode) {
         if ((mode & S_ISGID) != 0 && !caller.isRoot() && !caller.inGroup(gid)) {
             return mode & ~S_ISGID;
         }
@@ -64,16 +81,18 @@ public final class SetIdBits {
     }
 
     /**
-     * The bits a WRITE or size change by the caller removes from a regular file of this mode:
-     * 0 in the common case (no set-id bit, or root), which costs only this test.
+     * The bits a WRITE or size change by the caller removes from an object of this mode: 0 in
+     * the common case (no set-id bit, or root, or not a regular file), which costs only this test.
+     *
+     * @param mode the object's permission bits (07777 and more bits are ignored)
+     * @param isRegularFile whether the object is a regular file
      */
-    public static int killedByWrite(Caller caller, FileAttributes file) {
-        int mode = file.mode();
+    public static int killedByWrite(Identity caller, int mode, boolean isRegularFile) {
         int kill = mode & S_ISUID;
         if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
             kill |= S_ISGID;
         }
-        if (kill == 0 || caller.isRoot() || !file.isRegularFile()) {
+        if (kill == 0 || caller.isRoot() || !isRegularFile) {
             return 0;
         }
         return kill;
@@ -82,15 +101,17 @@ public final class SetIdBits {
     /**
      * Clears the bits a WRITE or size change by the caller removes, if any.
      *
+     * @param mode the file's current permission bits
      * @return whether the mode was changed
      * @throws IOException when the file system refuses the chmod
      */
-    public static boolean removeForWrite(Caller caller, Path file, FileAttributes attributes) throws IOException {
-        int kill = killedByWrite(caller, attributes);
+    public static boolean removeForWrite(Identity caller, Path file, int mode, boolean isRegularFile)
+            throws IOException {
+        int kill = killedByWrite(caller, mode, isRegularFile);
         if (kill == 0) {
             return false;
         }
-        Files.setAttribute(file, "unix:mode", attributes.mode() & ~kill, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(file, "unix:mode", (mode & 07777) & ~kill, LinkOption.NOFOLLOW_LINKS);
         return true;
     }
 }

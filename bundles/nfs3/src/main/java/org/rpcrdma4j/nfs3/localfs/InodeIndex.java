@@ -1,0 +1,242 @@
+package org.rpcrdma4j.nfs3.localfs;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * InodeIndex - finds the path of an inode named by a file handle inside one served directory
+ * tree: the map a server that puts (st_dev, st_ino) into its handles needs, because java.nio
+ * cannot open a file by inode (there is no open_by_handle_at).
+ *
+ * <p>The index is filled as handles are handed out (MNT, LOOKUP, CREATE, READDIRPLUS...). An
+ * inode it does not know - the normal case after a restart - is found by walking the tree
+ * without following symbolic links, remembering everything seen on the way, until the inode
+ * turns up; an inode that is nowhere in the tree is remembered as missing (until the server
+ * hands out a handle for it again), so a stale handle costs one walk, not one per call.
+ *
+ * <p>Every path taken from the index is checked before use: its attributes must still name the
+ * handle's object (the caller's test: inode, and type or generation), and its parent must
+ * resolve, symbolic links followed, to itself, so that a directory swapped for a symbolic link
+ * cannot lead outside the tree. That the check still holds when the call's system calls resolve
+ * the path again is the server's business (a namespace lock, as nfs3's).
+ *
+ * <p>Thread-safe; walks are serialized.
+ *
+ * @param <A> the server's attributes of a file, as its {@link Attributes} reads them
+ */
+public final class InodeIndex<A> {
+
+    /** How the server reads a path's attributes and finds the inode in them. */
+    public interface Attributes<A> {
+        /**
+         * The attributes of a path, never following a final symbolic link.
+         *
+         * @throws IOException when the path cannot be read (it is then skipped)
+         */
+        A read(Path path) throws IOException;
+
+        /** st_dev. */
+        long dev(A attributes);
+
+        /** st_ino. */
+        long ino(A attributes);
+    }
+
+    /** A path inside the tree with its attributes as just read. */
+    public record Located<A>(Path path, A attributes) {
+    }
+
+    /** An inode of the tree: (st_dev, st_ino). */
+    private record Key(long dev, long ino) {
+    }
+
+    /** Bound of {@link #missing}; the set is cleared when it would grow beyond. */
+    private static final int MISSING_MAX = 4096;
+    /**
+     * Bound of the index (about 200 bytes an entry): beyond it the index starts over with the
+     * root alone, and unknown handles are found again by walking.
+     */
+    private static final int INDEX_MAX = 1 << 20;
+
+    private final Path root;
+    private final Attributes<A> attributes;
+    private final Key rootKey;
+    private final Map<Key, Path> index = new ConcurrentHashMap<>();
+    /** Inodes a complete walk did not find: stale handles answered without walking again. */
+    private final Set<Key> missing = ConcurrentHashMap.newKeySet();
+    private final Object walkLock = new Object();
+
+    /**
+     * An index of the tree under a directory.
+     *
+     * @param root the tree's root, a real path (no symbolic link in it)
+     * @param rootAttributes the root's attributes
+     */
+    public InodeIndex(Path root, A rootAttributes, Attributes<A> attributes) {
+        this.root = root;
+        this.attributes = attributes;
+        this.rootKey = new Key(attributes.dev(rootAttributes), attributes.ino(rootAttributes));
+        index.put(rootKey, root);
+    }
+
+    /** The root of the tree. */
+    public Path root() {
+        return root;
+    }
+
+    /** Remembers where an inode is, as a handle for it is handed out. */
+    public void remember(Path path, A object) {
+        Key key = keyOf(object);
+        put(key, path);
+        missing.remove(key);
+    }
+
+    /** Forgets a path that was removed (the inode may live on under another name: hard links). */
+    public void forget(Path path, A object) {
+        if (object != null) {
+            index.remove(keyOf(object), path);
+        }
+    }
+
+    /**
+     * Follows a rename: the object moved and, for a directory, everything below it. A file's
+     * entry is updated in place; a directory's rename rewrites the index entries under it.
+     */
+    public void moved(Path from, Path to, A object, boolean isDirectory) {
+        if (!isDirectory) {
+            index.replace(keyOf(object), from, to);
+            return;
+        }
+        for (Map.Entry<Key, Path> entry : index.entrySet()) {
+            Path path = entry.getValue();
+            if (path.startsWith(from)) {
+                index.replace(entry.getKey(), path, to.resolve(from.relativize(path)));
+            }
+        }
+    }
+
+    /** Whether a path lies inside the tree (lexically). */
+    public boolean contains(Path path) {
+        return path.normalize().startsWith(root);
+    }
+
+    /**
+     * Finds the object with this inode that {@code names} accepts, from the index or by walking.
+     *
+     * @param names whether attributes read at a candidate path are the handle's object
+     * @return where it is, or null if it is not (any more) in the tree
+     */
+    public Located<A> locate(long dev, long ino, Predicate<A> names) {
+        Key key = new Key(dev, ino);
+        Path known = index.get(key);
+        if (known != null) {
+            A found = verify(known, names);
+            if (found != null) {
+                return new Located<>(known, found);
+            }
+            index.remove(key, known);
+        }
+        Path path = search(key, names);
+        A found = path == null ? null : verify(path, names);
+        return found == null ? null : new Located<>(path, found);
+    }
+
+    private Key keyOf(A object) {
+        return new Key(attributes.dev(object), attributes.ino(object));
+    }
+
+    private void put(Key key, Path path) {
+        if (index.size() >= INDEX_MAX) {
+            index.clear();
+            index.put(rootKey, root);
+        }
+        index.put(key, path);
+    }
+
+    private A verify(Path path, Predicate<A> names) {
+        try {
+            A read = attributes.read(path);
+            if (!names.test(read)) {
+                return null;
+            }
+            if (!path.equals(root) && !path.getParent().toRealPath().equals(path.getParent())) {
+                return null;
+            }
+            return contains(path) ? read : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private A readQuietly(Path path) {
+        try {
+            return attributes.read(path);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private Path search(Key wanted, Predicate<A> names) {
+        synchronized (walkLock) {
+            Path known = index.get(wanted);
+            if (known != null && verify(known, names) != null) {
+                return known;
+            }
+            if (missing.contains(wanted)) {
+                return null;
+            }
+            Path[] found = new Path[1];
+            try {
+                Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                        return visit(dir);
+                    }
+
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                        return visit(file);
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    private FileVisitResult visit(Path path) {
+                        A read = readQuietly(path);
+                        if (read == null) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        Key seen = keyOf(read);
+                        if (!index.containsKey(seen)) {
+                            put(seen, path);
+                        }
+                        if (seen.equals(wanted) && names.test(read)) {
+                            found[0] = path;
+                            return FileVisitResult.TERMINATE;
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
+            } catch (IOException e) {
+                return null;
+            }
+            if (found[0] == null) {
+                if (missing.size() >= MISSING_MAX) {
+                    missing.clear();
+                }
+                missing.add(wanted);
+            }
+            return found[0];
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package org.rpcrdma4j.nfs4j;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.stream.Collectors;
+import javax.security.auth.Subject;
+import org.dcache.nfs.ExportTable;
+import org.dcache.nfs.FsExport;
+import org.dcache.nfs.util.UnixSubjects;
+import org.dcache.oncrpc4j.rpc.RpcAuth;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.nfs3.localfs.SetIdBits;
+
+/**
+ * CallerIdentity - who the call being served acts as, for the decisions nfs4j leaves to the
+ * file system without telling it the caller: which set-user-ID and set-group-ID bits a WRITE, a
+ * size change or a chmod removes, and which groups a chgrp may give.
+ *
+ * <p>nfs4j passes the caller to {@code create}, {@code mkdir}, {@code link} and {@code symlink}
+ * but not to {@code write} and {@code setattr}; its programs serve a call on the thread that
+ * dispatches it, so {@link #around} records the call for the file system on that thread.
+ *
+ * <p>Root is trusted as root only when every export line matching the client's address keeps
+ * root (nfs4j's {@code no_root_squash}) and none squashes everybody: nfs4j squashes by the line
+ * its handle names, which the file system cannot see, so it assumes the strictest line. Any
+ * flavor but AUTH_SYS, and a call outside {@link #around}, is nobody: in no group, not root.
+ */
+public final class CallerIdentity implements SetIdBits.Identity {
+
+    private static final CallerIdentity NOBODY = new CallerIdentity(false, -1, new int[0]);
+    private static final ThreadLocal<CallerIdentity> CURRENT = new ThreadLocal<>();
+
+    private final boolean root;
+    private final int gid;
+    private final int[] groups;
+
+    private CallerIdentity(boolean root, int gid, int[] groups) {
+        this.root = root;
+        this.gid = gid;
+        this.groups = groups;
+    }
+
+    /** The identity of the call this thread serves (nobody outside {@link #around}). */
+    static CallerIdentity current() {
+        CallerIdentity identity = CURRENT.get();
+        return identity == null ? NOBODY : identity;
+    }
+
+    /**
+     * A program that records each call's identity for the file system while it serves it.
+     *
+     * @param program nfs4j's program
+     * @param exports the export table that decides squashing
+     */
+    public static RpcDispatchable around(RpcDispatchable program, ExportTable exports) {
+        return call -> {
+            CURRENT.set(of(call, exports));
+            try {
+                program.dispatchOncRpcCall(call);
+            } finally {
+                CURRENT.remove();
+            }
+        };
+    }
+
+    static CallerIdentity of(RpcCall call, ExportTable exports) {
+        RpcAuth credential = call.getCredential();
+        if (!(credential instanceof RpcAuthTypeUnix unix)) {
+            return NOBODY;
+        }
+        InetAddress client = clientOf(call);
+        List<FsExport> lines = client == null ? List.of() : exports.exports(client).collect(Collectors.toList());
+        if (lines.isEmpty() || lines.stream().anyMatch(FsExport::hasAllSquash)) {
+            return NOBODY;
+        }
+        boolean rootKept = lines.stream().allMatch(FsExport::isTrusted);
+        if (unix.uid() == 0 && !rootKept) {
+            return NOBODY;
+        }
+        int[] gids = unix.gids() == null ? new int[0] : unix.gids().clone();
+        return new CallerIdentity(unix.uid() == 0, unix.gid(), gids);
+    }
+
+    private static InetAddress clientOf(RpcCall call) {
+        try {
+            InetSocketAddress remote = call.getTransport().getRemoteSocketAddress();
+            return remote == null ? null : remote.getAddress();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public boolean isRoot() {
+        return root;
+    }
+
+    @Override
+    public boolean inGroup(int group) {
+        if (group == gid && gid >= 0) {
+            return true;
+        }
+        for (int g : groups) {
+            if (g == group) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The identity of a subject nfs4j passes (already squashed by the export's rules). */
+    static CallerIdentity of(Subject subject) {
+        long[] secondary = UnixSubjects.getSecondaryGids(subject);
+        int[] groups = new int[secondary.length];
+        for (int i = 0; i < secondary.length; i++) {
+            groups[i] = (int) secondary[i];
+        }
+        return new CallerIdentity(UnixSubjects.isRootSubject(subject), (int) UnixSubjects.getPrimaryGid(subject),
+                groups);
+    }
+
+    /** An AUTH_SYS identity, for tests that call the file system directly. */
+    static CallerIdentity of(boolean root, int gid, int... groups) {
+        return new CallerIdentity(root, gid, groups.clone());
+    }
+
+    /** Runs work as an identity (tests and embedders that call the file system directly). */
+    static void runAs(CallerIdentity identity, Runnable work) {
+        CURRENT.set(identity);
+        try {
+            work.run();
+        } finally {
+            CURRENT.remove();
+        }
+    }
+}

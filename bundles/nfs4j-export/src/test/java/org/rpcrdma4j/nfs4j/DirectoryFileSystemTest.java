@@ -1,0 +1,278 @@
+package org.rpcrdma4j.nfs4j;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.security.auth.Subject;
+import org.dcache.nfs.status.BadHandleException;
+import org.dcache.nfs.status.ExistException;
+import org.dcache.nfs.status.InvalException;
+import org.dcache.nfs.status.NoEntException;
+import org.dcache.nfs.status.NotEmptyException;
+import org.dcache.nfs.status.PermException;
+import org.dcache.nfs.status.StaleException;
+import org.dcache.nfs.util.UnixSubjects;
+import org.dcache.nfs.vfs.DirectoryEntry;
+import org.dcache.nfs.vfs.Inode;
+import org.dcache.nfs.vfs.Stat;
+import org.dcache.nfs.vfs.VirtualFileSystem;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rpcrdma4j.nfs3.localfs.PathBytes;
+import org.rpcrdma4j.nfs3.localfs.ServerKey;
+
+/**
+ * DirectoryFileSystemTest - the file system nfs4j serves, called as nfs4j's servers call it:
+ * handles that cannot be forged and survive a restart, names as bytes, the set-id rules, and
+ * failures as NFS statuses.
+ */
+class DirectoryFileSystemTest {
+
+    @TempDir
+    Path temporary;
+    private Path root;
+    private Path state;
+    private DirectoryFileSystem fs;
+    private Subject self;
+    private int uid;
+    private int gid;
+
+    @BeforeEach
+    void open() throws IOException {
+        root = Files.createDirectory(temporary.resolve("root"));
+        state = temporary.resolve("state");
+        fs = new DirectoryFileSystem(root, ServerKey.loadOrCreate(state));
+        uid = (Integer) Files.getAttribute(root, "unix:uid");
+        gid = (Integer) Files.getAttribute(root, "unix:gid");
+        self = UnixSubjects.toSubject(uid, gid);
+    }
+
+    private Inode file(String name, String content) throws IOException {
+        Inode inode = fs.create(fs.getRootInode(), Stat.Type.REGULAR, name, self, 0644);
+        fs.write(inode, ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)), 0,
+                VirtualFileSystem.StabilityLevel.FILE_SYNC);
+        return inode;
+    }
+
+    private String content(Inode inode) throws IOException {
+        ByteBuffer data = ByteBuffer.allocate(4096);
+        int n = fs.read(inode, data, 0);
+        return new String(data.array(), 0, n, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void createWriteReadLookupAndAttributes() throws IOException {
+        Inode created = file("a.txt", "hello nfs4j");
+        assertEquals("hello nfs4j", content(fs.lookup(fs.getRootInode(), "a.txt")));
+        Stat stat = fs.getattr(created);
+        assertEquals(11, stat.getSize());
+        assertEquals(Stat.S_IFREG | 0644, stat.getMode());
+        assertEquals(uid, stat.getUid());
+        assertEquals(created, fs.lookup(fs.getRootInode(), "a.txt"), "one handle per object");
+        assertThrows(ExistException.class, () -> fs.create(fs.getRootInode(), Stat.Type.REGULAR, "a.txt", self, 0644));
+        assertThrows(NoEntException.class, () -> fs.lookup(fs.getRootInode(), "missing"));
+    }
+
+    @Test
+    void aForgedOrTruncatedHandleIsRefused() throws IOException {
+        Inode genuine = file("secret", "x");
+        byte[] opaque = genuine.getFileIdKey().toBytes();
+        opaque[10] ^= 1; // another inode number, MAC unchanged
+        assertThrows(BadHandleException.class, () -> fs.getattr(Inode.forFile(opaque)));
+        byte[] truncated = new byte[InodeHandle.BYTES - 1];
+        System.arraycopy(genuine.getFileIdKey().toBytes(), 0, truncated, 0, truncated.length);
+        assertThrows(BadHandleException.class, () -> fs.getattr(Inode.forFile(truncated)));
+        DirectoryFileSystem otherKey = new DirectoryFileSystem(root, ServerKey.loadOrCreate(temporary.resolve("other")));
+        assertThrows(BadHandleException.class, () -> otherKey.getattr(genuine),
+                "a handle signed with another server's key");
+    }
+
+    @Test
+    void handlesSurviveARestartAndGoStaleWhenTheObjectGoes() throws IOException {
+        Inode directory = fs.mkdir(fs.getRootInode(), "deep", self, 0755);
+        Inode below = fs.mkdir(directory, "er", self, 0755);
+        Inode inside = fs.create(below, Stat.Type.REGULAR, "file", self, 0600);
+        fs.write(inside, ByteBuffer.wrap(new byte[] {1, 2, 3}), 0, VirtualFileSystem.StabilityLevel.UNSTABLE);
+
+        DirectoryFileSystem restarted = new DirectoryFileSystem(root, ServerKey.loadOrCreate(state));
+        assertEquals(3, restarted.getattr(inside).getSize(), "found by walking the tree after a restart");
+
+        Files.delete(root.resolve("deep/er/file"));
+        assertThrows(StaleException.class, () -> restarted.getattr(inside));
+        assertThrows(StaleException.class, () -> fs.getattr(inside));
+    }
+
+    @Test
+    void aDirectorySwappedForASymbolicLinkDoesNotLeadOutside() throws IOException {
+        Inode directory = fs.mkdir(fs.getRootInode(), "d", self, 0755);
+        Inode file = fs.create(directory, Stat.Type.REGULAR, "f", self, 0644);
+        Path outside = Files.createDirectory(temporary.resolve("outside"));
+        Files.move(root.resolve("d"), outside.resolve("d"));
+        Files.createSymbolicLink(root.resolve("d"), outside.resolve("d"));
+        assertThrows(StaleException.class, () -> fs.getattr(file), "the index's path now runs through a link");
+    }
+
+    @Test
+    void utf8NamesRoundTripAndReplacementCharactersAreRefused() throws IOException {
+        String name = "Grüße-日本語-🦀";
+        file(name, "u");
+        List<String> names = new ArrayList<>();
+        for (DirectoryEntry entry : fs.list(fs.getRootInode(), null, 0)) {
+            names.add(entry.getName());
+        }
+        assertEquals(List.of(name), names);
+        byte[] onDisk = PathBytes.nameOf(Files.list(root).findFirst().orElseThrow());
+        assertArrayEquals(name.getBytes(StandardCharsets.UTF_8), onDisk, "stored as the UTF-8 bytes, whatever the locale");
+        assertThrows(InvalException.class, () -> fs.create(fs.getRootInode(), Stat.Type.REGULAR, "bad\uFFFD", self, 0644),
+                "an NFSv3 name that was not UTF-8 reaches nfs4j with U+FFFD");
+        assertThrows(InvalException.class, () -> fs.lookup(fs.getRootInode(), "a/b"));
+        assertThrows(InvalException.class, () -> fs.mkdir(fs.getRootInode(), "..", self, 0755));
+    }
+
+    @Test
+    void aNameOnDiskThatIsNotUtf8IsLeftOutOfListings() throws IOException {
+        Files.createFile(root.resolve(PathBytes.component(new byte[] {'x', (byte) 0xff, 'y'})));
+        file("plain", "p");
+        List<String> names = new ArrayList<>();
+        for (DirectoryEntry entry : fs.list(fs.getRootInode(), null, 0)) {
+            names.add(entry.getName());
+        }
+        assertEquals(List.of("plain"), names);
+    }
+
+    @Test
+    void listingCookiesResumeAfterTheLastEntrySeen() throws IOException {
+        for (int i = 0; i < 5; i++) {
+            file("f" + i, "");
+        }
+        List<DirectoryEntry> all = new ArrayList<>();
+        fs.list(fs.getRootInode(), null, 0).forEach(all::add);
+        assertEquals(5, all.size());
+        List<String> rest = new ArrayList<>();
+        for (DirectoryEntry entry : fs.list(fs.getRootInode(), null, all.get(1).getCookie())) {
+            rest.add(entry.getName());
+        }
+        assertEquals(List.of("f2", "f3", "f4"), rest);
+        byte[] before = fs.directoryVerifier(fs.getRootInode());
+        file("later", "");
+        Files.setLastModifiedTime(root, java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(root).toMillis() + 5000));
+        assertFalse(java.util.Arrays.equals(before, fs.directoryVerifier(fs.getRootInode())),
+                "a changed directory has another verifier");
+    }
+
+    @Test
+    void renameRemoveAndLinks() throws IOException {
+        Inode a = file("a", "data");
+        Inode dir = fs.mkdir(fs.getRootInode(), "dir", self, 0755);
+        assertTrue(fs.move(fs.getRootInode(), "a", dir, "b"));
+        assertEquals("data", content(a), "the handle follows the rename");
+        Inode hard = fs.link(fs.getRootInode(), a, "hard", self);
+        assertEquals(2, fs.getattr(hard).getNlink());
+        assertFalse(fs.move(dir, "b", fs.getRootInode(), "hard"), "a rename onto another link of itself does nothing");
+        Inode symlink = fs.symlink(fs.getRootInode(), "sym", "dir/b", self, 0777);
+        assertEquals("dir/b", fs.readlink(symlink));
+        assertEquals(Stat.S_IFLNK, fs.getattr(symlink).getMode() & Stat.S_TYPE);
+        assertThrows(NotEmptyException.class, () -> fs.remove(fs.getRootInode(), "dir"));
+        assertThrows(InvalException.class, () -> fs.move(fs.getRootInode(), "dir", dir, "inside"));
+        fs.remove(dir, "b");
+        fs.remove(fs.getRootInode(), "dir");
+        assertEquals("data", content(hard), "the other link keeps the data");
+        assertThrows(NoEntException.class, () -> fs.remove(fs.getRootInode(), "dir"));
+    }
+
+    @Test
+    void writeByANonRootCallerClearsSetUserIdAndGroupExecutableSetGroupId() throws IOException {
+        Inode file = file("setid", "x");
+        Path path = root.resolve("setid");
+        Files.setAttribute(path, "unix:mode", 06755, LinkOption.NOFOLLOW_LINKS);
+        CallerIdentity.runAs(CallerIdentity.of(true, 0), () -> write(file));
+        assertEquals(06755, mode(path), "root keeps the bits (CAP_FSETID)");
+        CallerIdentity.runAs(CallerIdentity.of(false, gid), () -> write(file));
+        assertEquals(0755, mode(path), "set-user-ID and set-group-ID (group-executable) cleared");
+        Files.setAttribute(path, "unix:mode", 02644, LinkOption.NOFOLLOW_LINKS);
+        CallerIdentity.runAs(CallerIdentity.of(false, gid), () -> write(file));
+        assertEquals(02644, mode(path), "set-group-ID without group-execute is a locking mark and stays");
+    }
+
+    @Test
+    void chmodDropsAForeignSetGroupIdAndChgrpToAForeignGroupIsRefused() throws IOException {
+        Inode file = file("g", "x");
+        Path path = root.resolve("g");
+        int foreign = gid + 12345;
+        Stat chmod = new Stat();
+        chmod.setMode(02755);
+        CallerIdentity.runAs(CallerIdentity.of(false, foreign), () -> setattr(file, chmod));
+        assertEquals(0755, mode(path), "the caller is not in the file's group");
+        CallerIdentity.runAs(CallerIdentity.of(false, gid), () -> setattr(file, chmod));
+        assertEquals(02755, mode(path));
+        Stat chgrp = new Stat();
+        chgrp.setGid(foreign);
+        PermException refused = assertThrows(PermException.class, () -> {
+            try {
+                CallerIdentity.runAs(CallerIdentity.of(false, gid), () -> setattr(file, chgrp));
+            } catch (IllegalStateException wrapped) {
+                throw wrapped.getCause();
+            }
+        });
+        assertNotEquals(null, refused.getMessage());
+        assertEquals(gid, (Integer) Files.getAttribute(path, "unix:gid", LinkOption.NOFOLLOW_LINKS));
+    }
+
+    @Test
+    void setattrTruncatesAndSetsTimes() throws IOException {
+        Inode file = file("t", "0123456789");
+        Stat size = new Stat();
+        size.setSize(4);
+        fs.setattr(file, size);
+        assertEquals("0123", content(file));
+        Stat times = new Stat();
+        times.setMTime(1_000_000_000_000L);
+        fs.setattr(file, times);
+        assertEquals(1_000_000_000_000L, fs.getattr(file).getMTime());
+    }
+
+    @Test
+    void newObjectsTakeTheGroupOfASetGroupIdDirectory() throws IOException {
+        assumeTrue(gid != 0 || uid == 0, "needs a group to tell apart");
+        Inode shared = fs.mkdir(fs.getRootInode(), "shared", self, 02775);
+        assertEquals(02775, mode(root.resolve("shared")));
+        Inode sub = fs.mkdir(shared, "sub", self, 0755);
+        assertEquals(02755, fs.getattr(sub).getMode() & 07777, "a directory inherits set-group-ID");
+        assertEquals(gid, fs.getattr(sub).getGid());
+    }
+
+    private void write(Inode file) {
+        try {
+            fs.write(file, ByteBuffer.wrap(new byte[] {'y'}), 0, VirtualFileSystem.StabilityLevel.UNSTABLE);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void setattr(Inode file, Stat stat) {
+        try {
+            fs.setattr(file, stat);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int mode(Path path) throws IOException {
+        return (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 07777;
+    }
+}

@@ -1,5 +1,6 @@
 package org.rpcrdma4j.nfs4j;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -8,6 +9,7 @@ import javax.security.auth.Subject;
 import org.dcache.nfs.ExportTable;
 import org.dcache.nfs.FsExport;
 import org.dcache.nfs.util.UnixSubjects;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -56,12 +58,20 @@ public final class CallerIdentity implements SetIdBits.Identity {
      * @param exports the export table that decides squashing
      */
     public static RpcDispatchable around(RpcDispatchable program, ExportTable exports) {
-        return call -> {
-            CURRENT.set(of(call, exports));
-            try {
-                program.dispatchOncRpcCall(call);
-            } finally {
-                CURRENT.remove();
+        return new RpcDispatchable() {
+            @Override
+            public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+                CURRENT.set(of(call, exports));
+                try {
+                    program.dispatchOncRpcCall(call);
+                } finally {
+                    CURRENT.remove();
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "nfs4j " + program.getClass().getSimpleName();
             }
         };
     }

@@ -507,9 +507,17 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         return new nfsace4[0];
     }
 
+    /**
+     * Accepts the empty ACL only: nfs4j sets the ACL it derives from the old one on every mode
+     * change (SETATTR of FATTR4_MODE calls this with {@code Acls.adjust(getAcl(), mode)}, empty
+     * here), so refusing that would refuse every chmod; any real ACL is NFS4ERR_NOTSUPP.
+     */
     @Override
     public void setAcl(Inode inode, nfsace4[] acl) throws IOException {
-        throw new NotSuppException("ACLs are not supported; use the mode");
+        locate(inode);
+        if (acl != null && acl.length > 0) {
+            throw new NotSuppException("ACLs are not supported; use the mode");
+        }
     }
 
     @Override

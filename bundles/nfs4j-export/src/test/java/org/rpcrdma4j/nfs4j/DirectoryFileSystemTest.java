@@ -234,6 +234,15 @@ class DirectoryFileSystemTest {
     }
 
     @Test
+    void theEmptyAclNfs4jSetsWithEveryChmodIsAcceptedAndARealOneRefused() throws IOException {
+        Inode file = file("acl", "x");
+        fs.setAcl(file, new org.dcache.nfs.v4.xdr.nfsace4[0]);
+        assertEquals(0, fs.getAcl(file).length);
+        assertThrows(org.dcache.nfs.status.NotSuppException.class,
+                () -> fs.setAcl(file, new org.dcache.nfs.v4.xdr.nfsace4[] {new org.dcache.nfs.v4.xdr.nfsace4()}));
+    }
+
+    @Test
     void setattrTruncatesAndSetsTimes() throws IOException {
         Inode file = file("t", "0123456789");
         Stat size = new Stat();

@@ -56,6 +56,15 @@ public final class Libnfs {
                 + "&uid=" + uid + "&gid=" + gid;
     }
 
+    /**
+     * The NFSv4 URL of a path of the server's pseudo file system (libnfs 4 speaks NFSv4.0; no
+     * MOUNT). libnfs splits the path into an export (all but the last component) and a file, and
+     * needs the export to start with '/': a file needs a directory above it.
+     */
+    public String urlV4(String path) {
+        return "nfs://127.0.0.1" + path + "?version=4&nfsport=" + port + "&uid=" + uid + "&gid=" + gid;
+    }
+
     /** The outcome of one run. */
     public record Result(int exitCode, byte[] stdout, String stderr) {
 

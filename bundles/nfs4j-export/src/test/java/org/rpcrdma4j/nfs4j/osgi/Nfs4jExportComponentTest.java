@@ -54,6 +54,75 @@ class Nfs4jExportComponentTest {
         assertEquals(Duration.ofSeconds(30), settings.lease());
     }
 
+    /** A bundle context that records the services registered and unregistered through it. */
+    private static final class RecordingContext {
+        final List<Map<String, Object>> live = new java.util.concurrent.CopyOnWriteArrayList<>();
+        int registered;
+
+        org.osgi.framework.BundleContext proxy() {
+            return (org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {org.osgi.framework.BundleContext.class},
+                    (self, method, args) -> {
+                        if (!method.getName().equals("registerService")) {
+                            throw new UnsupportedOperationException(method.getName());
+                        }
+                        Map<String, Object> properties = new HashMap<>();
+                        java.util.Dictionary<?, ?> dictionary = (java.util.Dictionary<?, ?>) args[2];
+                        for (Object key : java.util.Collections.list(dictionary.keys())) {
+                            properties.put((String) key, dictionary.get(key));
+                        }
+                        live.add(properties);
+                        registered++;
+                        return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                                new Class<?>[] {org.osgi.framework.ServiceRegistration.class},
+                                (registration, call, none) -> {
+                                    if (call.getName().equals("unregister")) {
+                                        live.remove(properties);
+                                        return null;
+                                    }
+                                    throw new UnsupportedOperationException(call.getName());
+                                });
+                    });
+        }
+    }
+
+    @Test
+    void aBadConfigurationKeepsThePreviousServersAndAnExportsChangeKeepsNfs4j() {
+        RecordingContext context = new RecordingContext();
+        Nfs4jExportComponent component = new Nfs4jExportComponent(context.proxy(), properties);
+        try {
+            assertEquals(List.of(Map.of("rpc.program", 100003, "rpc.version", 4)), context.live);
+
+            properties.put("exports", new String[] {"/data 127.0.0.1(rw,frobnicate)"});
+            component.modified(properties);
+            assertEquals(1, context.registered, "refused: nothing registered anew");
+            assertEquals(List.of(Map.of("rpc.program", 100003, "rpc.version", 4)), context.live,
+                    "the previous servers keep serving");
+
+            properties.put("exports", new String[] {"/data 127.0.0.1(ro)"});
+            component.modified(properties);
+            assertEquals(1, context.registered, "an exports change keeps nfs4j's servers (and their NFSv4 state)");
+
+            properties.put("versions", new String[] {"4", "3"});
+            component.modified(properties);
+            assertEquals(Set.of(Map.of("rpc.program", 100003, "rpc.version", 4),
+                    Map.of("rpc.program", 100003, "rpc.version", 3), Map.of("rpc.program", 100005, "rpc.version", 3)),
+                    Set.copyOf(context.live), "new servers for a new version set, the old ones gone");
+        } finally {
+            component.deactivate();
+        }
+        assertEquals(List.of(), context.live, "deactivation unregisters everything");
+    }
+
+    @Test
+    void aBadFirstConfigurationServesNothing() {
+        properties.put("leaseSeconds", "forever");
+        RecordingContext context = new RecordingContext();
+        Nfs4jExportComponent component = new Nfs4jExportComponent(context.proxy(), properties);
+        assertEquals(List.of(), context.live);
+        component.deactivate();
+    }
+
     @Test
     void eachFaultIsNamed() throws IOException {
         properties.put("leaseSeconds", "abc");

@@ -1,5 +1,8 @@
 package org.rpcrdma4j.benchmarks.hosted;
 
+import java.util.Map;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.transport.spi.UpperLayerBinding;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -45,8 +48,19 @@ final class BenchServer implements AutoCloseable {
      *        clients {@link #connect} opens (0: both sleep as soon as they find nothing)
      */
     static BenchServer start(String transport, int spinMicros) throws Exception {
+        return start(transport, spinMicros, Map.of(new OncRpcProgram(BenchProgram.PROGRAM, BenchProgram.VERSION),
+                new BenchProgram()), BenchProgram.BINDING);
+    }
+
+    /**
+     * start() - a server of other programs (nfs4j's) over {@value #RDMA} or {@value #TCP}.
+     *
+     * @param binding the programs' upper-layer binding on RDMA (which reply items go by RDMA WRITE)
+     */
+    static BenchServer start(String transport, int spinMicros, Map<OncRpcProgram, RpcDispatchable> programs,
+            UpperLayerBinding binding) throws Exception {
         HostServer host = new HostServer(HostServer.DEFAULT_WORKER_THREADS);
-        host.addProgram(new OncRpcProgram(BenchProgram.PROGRAM, BenchProgram.VERSION), new BenchProgram());
+        programs.forEach(host::addProgram);
         LoopbackFabric fabric = null;
         try {
             switch (transport) {
@@ -56,7 +70,7 @@ final class BenchServer implements AutoCloseable {
                             .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                             .config(TransportConfig.builder().completionSpinMicros(spinMicros).build())
                             .build();
-                    rdma.addBinding(BenchProgram.BINDING);
+                    rdma.addBinding(binding);
                     host.addTransport(rdma);
                     return new BenchServer(fabric, host, rdma, null, spinMicros);
                 }

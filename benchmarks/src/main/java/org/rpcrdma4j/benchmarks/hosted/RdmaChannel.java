@@ -89,7 +89,7 @@ final class RdmaChannel implements RpcChannel {
         }
         // RFC 8166 §3.4.5: the item's bytes (and round-up) go back after its length word.
         ByteBuffer data = reply.writeChunk(0);
-        int at = BenchRpc.REPLY_HEADER_BYTES + 4;
+        int at = workload.itemLast ? reduced.length : BenchRpc.REPLY_HEADER_BYTES + 4;
         if (reduced.length < at) {
             throw new IllegalStateException(workload + ": reduced reply of " + reduced.length + " bytes has no item length");
         }
@@ -100,6 +100,7 @@ final class RdmaChannel implements RpcChannel {
 
     private CallRequest request(Workload workload, int slot, int xid) {
         ByteBuffer message = workload.calls[slot];
+        workload.beforeSend.accept(message);
         BenchRpc.setXid(message, xid);
         CallRequest.Builder request = CallRequest.builder(message);
         if (workload.ddpBytes > 0) {

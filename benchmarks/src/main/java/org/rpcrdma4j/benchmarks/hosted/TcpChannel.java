@@ -67,7 +67,7 @@ final class TcpChannel implements RpcChannel {
             throw new IllegalArgumentException("at most " + MAX_IN_FLIGHT + " calls in flight: " + n);
         }
         for (int i = 0; i < n; i++) {
-            send(workload.calls[i], xid + i);
+            send(workload, i, xid + i);
         }
         int failures = 0;
         int seen = 0;
@@ -86,14 +86,16 @@ final class TcpChannel implements RpcChannel {
 
     @Override
     public byte[] wholeReply(Workload workload, int xid) throws IOException {
-        send(workload.calls[0], xid);
+        send(workload, 0, xid);
         int length = receive();
         byte[] whole = new byte[length];
         System.arraycopy(reply, 0, whole, 0, length);
         return whole;
     }
 
-    private void send(ByteBuffer call, int xid) throws IOException {
+    private void send(Workload workload, int slot, int xid) throws IOException {
+        ByteBuffer call = workload.calls[slot];
+        workload.beforeSend.accept(call);
         BenchRpc.setXid(call, xid);
         int length = call.remaining();
         recordView.putInt(0, 0x8000_0000 | length);

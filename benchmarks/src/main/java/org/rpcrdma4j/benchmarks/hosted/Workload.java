@@ -1,6 +1,7 @@
 package org.rpcrdma4j.benchmarks.hosted;
 
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -22,6 +23,17 @@ final class Workload {
     final int firstResult;
     /** Bytes of the reply's DDP item a write chunk is offered for, 0 for none. */
     final int ddpBytes;
+    /**
+     * What changes in a call before each send besides its xid (an NFSv4.1 SEQUENCE's sequence
+     * id); nothing for most workloads.
+     */
+    final Consumer<ByteBuffer> beforeSend;
+    /**
+     * Whether the DDP item is the reply's last item (an NFSv4 COMPOUND ending in READ) rather than
+     * right after the first result word (BenchProgram's READ): where a client puts the write
+     * chunk's bytes back.
+     */
+    final boolean itemLast;
 
     private Workload(String name, int inFlight, Supplier<ByteBuffer> call, byte[] results, int ddpBytes) {
         this.name = name;
@@ -33,6 +45,32 @@ final class Workload {
         this.replyLength = BenchRpc.REPLY_HEADER_BYTES + results.length;
         this.firstResult = results.length == 0 ? -1 : ByteBuffer.wrap(results).getInt(0);
         this.ddpBytes = ddpBytes;
+        this.beforeSend = call0 -> { };
+        this.itemLast = false;
+    }
+
+    private Workload(String name, ByteBuffer call, int replyLength, int firstResult, int ddpBytes,
+            Consumer<ByteBuffer> beforeSend) {
+        this.name = name;
+        this.calls = new ByteBuffer[] {call};
+        this.results = null;
+        this.replyLength = replyLength;
+        this.firstResult = firstResult;
+        this.ddpBytes = ddpBytes;
+        this.beforeSend = beforeSend;
+        this.itemLast = true;
+    }
+
+    /**
+     * A workload of another program's calls, one at a time, checked by length and first result
+     * word only (no byte-exact expected results); its DDP item, if any, is the reply's last.
+     *
+     * @param replyLength the whole RPC reply's length (DDP item included)
+     * @param beforeSend what to change in the call before each send, besides its xid
+     */
+    static Workload single(String name, ByteBuffer call, int replyLength, int firstResult, int ddpBytes,
+            Consumer<ByteBuffer> beforeSend) {
+        return new Workload(name, call, replyLength, firstResult, ddpBytes, beforeSend);
     }
 
     /** @return NULL calls, {@code inFlight} at once */

@@ -24,22 +24,8 @@ record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid,
     private static final int S_IFMT = 0170000;
 
     /** How the inode index reads these attributes. */
-    static final InodeIndex.Attributes<UnixAttributes> INDEXED = new InodeIndex.Attributes<>() {
-        @Override
-        public UnixAttributes read(Path path) throws IOException {
-            return UnixAttributes.read(path);
-        }
-
-        @Override
-        public long dev(UnixAttributes attributes) {
-            return attributes.dev();
-        }
-
-        @Override
-        public long ino(UnixAttributes attributes) {
-            return attributes.ino();
-        }
-    };
+    static final InodeIndex.Attributes<UnixAttributes> INDEXED =
+            InodeIndex.Attributes.of(UnixAttributes::read, UnixAttributes::dev, UnixAttributes::ino);
 
     /**
      * Reads the attributes of a path without following a final symbolic link.

@@ -24,22 +24,8 @@ import org.rpcrdma4j.nfs3.localfs.ServerKey;
 public final class ExportRoot {
 
     /** How the index reads this server's attributes. */
-    private static final InodeIndex.Attributes<FileAttributes> UNIX_ATTRIBUTES = new InodeIndex.Attributes<>() {
-        @Override
-        public FileAttributes read(Path path) throws IOException {
-            return FileAttributes.read(path);
-        }
-
-        @Override
-        public long dev(FileAttributes attributes) {
-            return attributes.dev();
-        }
-
-        @Override
-        public long ino(FileAttributes attributes) {
-            return attributes.ino();
-        }
-    };
+    private static final InodeIndex.Attributes<FileAttributes> UNIX_ATTRIBUTES =
+            InodeIndex.Attributes.of(FileAttributes::read, FileAttributes::dev, FileAttributes::ino);
 
     private final Export export;
     private final int id;

@@ -48,6 +48,36 @@ public final class InodeIndex<A> {
 
         /** st_ino. */
         long ino(A attributes);
+
+        /** The attributes a reader reads, with their dev and ino accessors. */
+        static <A> Attributes<A> of(Reader<A> reader, java.util.function.ToLongFunction<A> dev,
+                java.util.function.ToLongFunction<A> ino) {
+            return new Attributes<>() {
+                @Override
+                public A read(Path path) throws IOException {
+                    return reader.read(path);
+                }
+
+                @Override
+                public long dev(A attributes) {
+                    return dev.applyAsLong(attributes);
+                }
+
+                @Override
+                public long ino(A attributes) {
+                    return ino.applyAsLong(attributes);
+                }
+            };
+        }
+    }
+
+    /** Reads a path's attributes without following a final symbolic link. */
+    @FunctionalInterface
+    public interface Reader<A> {
+        /**
+         * @throws IOException when the path cannot be read
+         */
+        A read(Path path) throws IOException;
     }
 
     /** A path inside the tree with its attributes as just read. */

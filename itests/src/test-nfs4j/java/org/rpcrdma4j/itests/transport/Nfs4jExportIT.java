@@ -28,6 +28,9 @@ import org.dcache.nfs.v4.CompoundBuilder;
 import org.dcache.nfs.v4.xdr.COMPOUND4args;
 import org.dcache.nfs.v4.xdr.COMPOUND4res;
 import org.dcache.nfs.v4.xdr.nfs4_prot;
+import org.dcache.nfs.v4.xdr.EXCHANGE_ID4resok;
+import org.dcache.nfs.v4.xdr.sessionid4;
+import org.dcache.nfs.v4.xdr.state_protect_how4;
 import org.dcache.nfs.v4.xdr.stateid4;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
@@ -59,12 +62,13 @@ import org.rpcrdma4j.transport.RdmaTransportControl;
  * wrapper, the export bundle, configured by {@code etc/org.rpcrdma4j.nfs4j.cfg}): nfs4j's NFSv4
  * program joins the host server's whiteboard and answers over oncrpc4j TCP and over
  * RPC-over-RDMA (loopback provider) at once; the registration strategy is switched lkey, frmr,
- * lkey under a load of NFSv4 WRITEs whose data travels in read chunks, and no call fails and
+ * lkey under a load of NFSv4.1 WRITEs whose data travels in read chunks, and no call fails and
  * every byte lands; uninstalling the feature takes the program and every bundle of it away.
  *
- * <p>The calls are NFSv4.0 COMPOUNDs (no session needed: PUTROOTFH, LOOKUP, and WRITE with the
- * anonymous stateid, which RFC 7530 §9.1.4.3 allows where the mode permits), built with nfs4j's
- * own XDR types.
+ * <p>The first test's calls are NFSv4.0 COMPOUNDs (PUTROOTFH + GETATTR, no session); the load's
+ * writers each hold an NFSv4.1 session on the one RDMA connection (EXCHANGE_ID, CREATE_SESSION,
+ * RECLAIM_COMPLETE) and send SEQUENCE + PUTROOTFH + LOOKUP + WRITE with the anonymous stateid
+ * (RFC 8881 §8.2.3 allows it where the mode permits), built with nfs4j's own XDR types.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -166,7 +170,7 @@ public class Nfs4jExportIT extends TransportTestSupport {
     }
 
     @Test
-    public void b_aStrategySwapUnderNfsv4WritesFailsNoCall() throws Exception {
+    public void b_aStrategySwapUnderNfsv41WritesFailsNoCall() throws Exception {
         RdmaTransportControl rdma = awaitRdma();
         ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
         AtomicBoolean running = new AtomicBoolean(true);
@@ -177,16 +181,21 @@ public class Nfs4jExportIT extends TransportTestSupport {
             for (int w = 0; w < WRITERS; w++) {
                 int writer = w;
                 Thread thread = new Thread(() -> {
-                    int xid = writer << 24;
+                    Session session;
+                    try {
+                        session = Session.open(client, "itest-writer-" + writer, (writer + 1) << 24);
+                    } catch (Exception | AssertionError e) {
+                        failures.add("writer " + writer + " found no NFSv4.1 session: " + e);
+                        return;
+                    }
                     for (long block = 0; running.get() && failures.isEmpty(); block++) {
                         long offset = (block * WRITERS + writer) * (long) BLOCK;
                         byte[] data = pattern(offset);
-                        COMPOUND4args write = new CompoundBuilder().withMinorversion(0).withPutrootfh()
-                                .withLookup("data.bin")
+                        COMPOUND4args write = session.sequenced().withPutrootfh().withLookup("data.bin")
                                 .withWrite(offset, ByteBuffer.wrap(data), new stateid4(new byte[12], 0))
                                 .withTag("write").build();
                         try {
-                            ByteBuffer message = callMessage(++xid, write);
+                            ByteBuffer message = callMessage(session.nextXid(), write);
                             // The WRITE data is the message's last item: it travels in a read chunk.
                             CallRequest request = CallRequest.builder(message)
                                     .readChunk(message.remaining() - BLOCK, BLOCK).build();
@@ -219,7 +228,7 @@ public class Nfs4jExportIT extends TransportTestSupport {
                 }
             }
         }
-        assertEquals("every NFSv4 WRITE answered NFS4_OK", List.of(), new ArrayList<>(failures));
+        assertEquals("every NFSv4.1 WRITE answered NFS4_OK", List.of(), new ArrayList<>(failures));
         assertTrue("READs under both strategies: " + rdma.statistics().readsByStrategy(),
                 reads(rdma, "lkey") >= 2 * READS_PER_PHASE && reads(rdma, "frmr") >= READS_PER_PHASE);
         assertEquals(0, rdma.statistics().get(Counter.READ_ERRORS));
@@ -238,6 +247,49 @@ public class Nfs4jExportIT extends TransportTestSupport {
     /** The served directory, as the configuration names it. */
     private static Path root() {
         return Path.of(System.getProperty(ROOT_PROPERTY));
+    }
+
+    /**
+     * An NFSv4.1 client's session on an RDMA connection (EXCHANGE_ID, CREATE_SESSION,
+     * RECLAIM_COMPLETE), one slot, used by one thread: each COMPOUND starts with SEQUENCE on it.
+     */
+    private static final class Session {
+        private final sessionid4 id;
+        private int xid;
+        private int slotSequence;
+
+        private Session(sessionid4 id, int xid) {
+            this.id = id;
+            this.xid = xid;
+        }
+
+        static Session open(RpcRdmaClient client, String owner, int firstXid) throws Exception {
+            int xid = firstXid;
+            COMPOUND4res exchanged = compoundResult(client.call(CallRequest.builder(callMessage(xid++,
+                    new CompoundBuilder().withMinorversion(1).withExchangeId("rpcrdma4j.org", "Nfs4jExportIT",
+                            owner + "-" + System.nanoTime(), 0, state_protect_how4.SP4_NONE).build())).build(),
+                    CALL_TIMEOUT));
+            assertEquals("EXCHANGE_ID", nfsstat.NFS_OK, exchanged.status);
+            EXCHANGE_ID4resok client4 = exchanged.resarray.get(0).opexchange_id.eir_resok4;
+            COMPOUND4res created = compoundResult(client.call(CallRequest.builder(callMessage(xid++,
+                    new CompoundBuilder().withMinorversion(1).withCreatesession(client4.eir_clientid,
+                            client4.eir_sequenceid).build())).build(), CALL_TIMEOUT));
+            assertEquals("CREATE_SESSION", nfsstat.NFS_OK, created.status);
+            Session session = new Session(created.resarray.get(0).opcreate_session.csr_resok4.csr_sessionid, xid);
+            COMPOUND4res complete = compoundResult(client.call(CallRequest.builder(callMessage(session.nextXid(),
+                    session.sequenced().withReclaimComplete().build())).build(), CALL_TIMEOUT));
+            assertEquals("RECLAIM_COMPLETE", nfsstat.NFS_OK, complete.status);
+            return session;
+        }
+
+        /** A COMPOUND starting with SEQUENCE on slot 0 with its next sequence id (the builder adds one). */
+        CompoundBuilder sequenced() {
+            return new CompoundBuilder().withMinorversion(1).withSequence(false, id, slotSequence++, 0, 0);
+        }
+
+        int nextXid() {
+            return xid++;
+        }
     }
 
     /** The NFSv4 programs registered for the host server's whiteboard. */

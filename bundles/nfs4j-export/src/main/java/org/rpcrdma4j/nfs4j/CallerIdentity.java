@@ -3,6 +3,8 @@ package org.rpcrdma4j.nfs4j;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.security.auth.Subject;
@@ -29,20 +31,31 @@ import org.rpcrdma4j.nfs3.localfs.SetIdBits;
  * root (nfs4j's {@code no_root_squash}) and none squashes everybody: nfs4j squashes by the line
  * its handle names, which the file system cannot see, so it assumes the strictest line. Any
  * flavor but AUTH_SYS, and a call outside {@link #around}, is nobody: in no group, not root.
+ *
+ * <p>Which objects the call may reach: nfs4j keeps the export a handle belongs to outside the
+ * file system's authenticated bytes, so a client could pair a handle it saw with another export's
+ * index. The file system therefore refuses, during a call, any object that is neither inside an
+ * export the client's address is given nor a directory on the way to one (those the pseudo file
+ * system shows). Between two exports the same client is given, the export's own rules (ro, squash)
+ * still come from the index nfs4j reads from the handle.
  */
 public final class CallerIdentity implements SetIdBits.Identity {
 
-    private static final CallerIdentity NOBODY = new CallerIdentity(false, -1, new int[0]);
+    /** Outside any call: no group, not root, and no restriction of what may be reached. */
+    private static final CallerIdentity NOBODY = new CallerIdentity(false, -1, new int[0], null);
     private static final ThreadLocal<CallerIdentity> CURRENT = new ThreadLocal<>();
 
     private final boolean root;
     private final int gid;
     private final int[] groups;
+    /** The real paths of the exports the client is given; null: anything under the root. */
+    private final List<Path> exported;
 
-    private CallerIdentity(boolean root, int gid, int[] groups) {
+    private CallerIdentity(boolean root, int gid, int[] groups, List<Path> exported) {
         this.root = root;
         this.gid = gid;
         this.groups = groups;
+        this.exported = exported;
     }
 
     /** The identity of the call this thread serves (nobody outside {@link #around}). */
@@ -55,13 +68,14 @@ public final class CallerIdentity implements SetIdBits.Identity {
      * A program that records each call's identity for the file system while it serves it.
      *
      * @param program nfs4j's program
-     * @param exports the export table that decides squashing
+     * @param exports the export table that decides squashing and what may be reached
+     * @param root the served directory (a real path), which export paths are relative to
      */
-    public static RpcDispatchable around(RpcDispatchable program, ExportTable exports) {
+    public static RpcDispatchable around(RpcDispatchable program, ExportTable exports, Path root) {
         return new RpcDispatchable() {
             @Override
             public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
-                CURRENT.set(of(call, exports));
+                CURRENT.set(of(call, exports, root));
                 try {
                     program.dispatchOncRpcCall(call);
                 } finally {
@@ -76,22 +90,40 @@ public final class CallerIdentity implements SetIdBits.Identity {
         };
     }
 
-    static CallerIdentity of(RpcCall call, ExportTable exports) {
-        RpcAuth credential = call.getCredential();
-        if (!(credential instanceof RpcAuthTypeUnix unix)) {
-            return NOBODY;
-        }
+    static CallerIdentity of(RpcCall call, ExportTable exports, Path root) {
         InetAddress client = clientOf(call);
         List<FsExport> lines = client == null ? List.of() : exports.exports(client).collect(Collectors.toList());
-        if (lines.isEmpty() || lines.stream().anyMatch(FsExport::hasAllSquash)) {
-            return NOBODY;
+        List<Path> exported = new ArrayList<>(lines.size());
+        for (FsExport line : lines) {
+            exported.add(root.resolve(line.getPath().substring(1)).normalize());
+        }
+        RpcAuth credential = call.getCredential();
+        if (!(credential instanceof RpcAuthTypeUnix unix) || lines.isEmpty()
+                || lines.stream().anyMatch(FsExport::hasAllSquash)) {
+            return new CallerIdentity(false, -1, new int[0], exported);
         }
         boolean rootKept = lines.stream().allMatch(FsExport::isTrusted);
         if (unix.uid() == 0 && !rootKept) {
-            return NOBODY;
+            return new CallerIdentity(false, -1, new int[0], exported);
         }
         int[] gids = unix.gids() == null ? new int[0] : unix.gids().clone();
-        return new CallerIdentity(unix.uid() == 0, unix.gid(), gids);
+        return new CallerIdentity(unix.uid() == 0, unix.gid(), gids, exported);
+    }
+
+    /**
+     * Whether the call may reach an object at this path: inside an export the client is given,
+     * or a directory on the way to one.
+     */
+    boolean mayReach(Path path) {
+        if (exported == null) {
+            return true;
+        }
+        for (Path export : exported) {
+            if (path.startsWith(export) || export.startsWith(path)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static InetAddress clientOf(RpcCall call) {
@@ -129,12 +161,17 @@ public final class CallerIdentity implements SetIdBits.Identity {
             groups[i] = (int) secondary[i];
         }
         return new CallerIdentity(UnixSubjects.isRootSubject(subject), (int) UnixSubjects.getPrimaryGid(subject),
-                groups);
+                groups, null);
     }
 
     /** An AUTH_SYS identity, for tests that call the file system directly. */
     static CallerIdentity of(boolean root, int gid, int... groups) {
-        return new CallerIdentity(root, gid, groups.clone());
+        return new CallerIdentity(root, gid, groups.clone(), null);
+    }
+
+    /** An identity that may reach only these exports (real paths), for tests. */
+    static CallerIdentity reaching(List<Path> exported) {
+        return new CallerIdentity(false, -1, new int[0], List.copyOf(exported));
     }
 
     /** Runs work as an identity (tests and embedders that call the file system directly). */

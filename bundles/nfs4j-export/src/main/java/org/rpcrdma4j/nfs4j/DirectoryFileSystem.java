@@ -28,6 +28,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.security.auth.Subject;
 import org.dcache.nfs.ChimeraNFSException;
+import org.dcache.nfs.status.AccessException;
 import org.dcache.nfs.status.InvalException;
 import org.dcache.nfs.status.IsDirException;
 import org.dcache.nfs.status.NameTooLongException;
@@ -137,6 +138,9 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
                 attributes -> handle.names(attributes.mode(), attributes.dev(), attributes.ino()));
         if (found == null) {
             throw new StaleException("no object (" + handle.dev() + ", " + handle.ino() + ") under the served root");
+        }
+        if (!CallerIdentity.current().mayReach(found.path())) {
+            throw new AccessException("object outside the exports this client is given");
         }
         return found;
     }

@@ -111,15 +111,15 @@ public final class Nfs4jServers implements AutoCloseable {
                     .withStateHandler(stateHandler)
                     .withImplementationName("rpcrdma4j nfs4j export")
                     .build();
-            programs.put(new OncRpcProgram(NFS_PROGRAM, 4), CallerIdentity.around(nfs4, exports));
+            programs.put(new OncRpcProgram(NFS_PROGRAM, 4), CallerIdentity.around(nfs4, exports, fileSystem.root()));
         } else {
             this.stateHandler = null;
         }
         if (settings.versions().contains(Version.NFS3)) {
             programs.put(new OncRpcProgram(NFS_PROGRAM, 3),
-                    CallerIdentity.around(new NfsServerV3(exports, fileSystem), exports));
+                    CallerIdentity.around(new NfsServerV3(exports, fileSystem), exports, fileSystem.root()));
             programs.put(new OncRpcProgram(MOUNT_PROGRAM, 3),
-                    CallerIdentity.around(new MountServer(exports, fileSystem), exports));
+                    CallerIdentity.around(new MountServer(exports, fileSystem), exports, fileSystem.root()));
         }
     }
 

@@ -127,6 +127,32 @@ class DirectoryFileSystemTest {
     }
 
     @Test
+    void duringACallOnlyTheClientsExportsAndTheWayToThemCanBeReached() throws IOException {
+        Inode a = fs.mkdir(fs.getRootInode(), "a", self, 0755);
+        Inode inA = fs.create(a, Stat.Type.REGULAR, "mine", self, 0644);
+        Inode b = fs.mkdir(fs.getRootInode(), "b", self, 0755);
+        Inode inB = fs.create(b, Stat.Type.REGULAR, "theirs", self, 0644);
+        Inode loose = fs.create(fs.getRootInode(), Stat.Type.REGULAR, "unexported", self, 0644);
+        CallerIdentity onlyA = CallerIdentity.reaching(List.of(fs.root().resolve("a")));
+        List<String> outcomes = new ArrayList<>();
+        CallerIdentity.runAs(onlyA, () -> {
+            for (Inode inode : List.of(fs.getRootInode(), a, inA, b, inB, loose)) {
+                try {
+                    fs.getattr(inode);
+                    outcomes.add("ok");
+                } catch (org.dcache.nfs.status.AccessException refused) {
+                    outcomes.add("refused");
+                } catch (IOException e) {
+                    outcomes.add(e.toString());
+                }
+            }
+        });
+        assertEquals(List.of("ok", "ok", "ok", "refused", "refused", "refused"), outcomes,
+                "root (on the way), export a and its file; not export b, its file, or a file beside the exports");
+        assertEquals(Stat.S_IFREG, fs.getattr(inB).getMode() & Stat.S_TYPE, "outside a call nothing is restricted");
+    }
+
+    @Test
     void utf8NamesRoundTripAndReplacementCharactersAreRefused() throws IOException {
         String name = "Grüße-日本語-🦀";
         file(name, "u");

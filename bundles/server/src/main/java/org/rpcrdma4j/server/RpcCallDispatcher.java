@@ -77,8 +77,18 @@ public final class RpcCallDispatcher {
         FAILED_UNANSWERED
     }
 
+    /**
+     * Where calls run: {@code execute} queues {@code task} behind the calls of the connection
+     * {@code connection} stands for (compared by identity).
+     */
+    @FunctionalInterface
+    public interface Workers {
+        /** @throws RejectedExecutionException when the call cannot be queued (shut down, or the connection's bound) */
+        void execute(Object connection, Runnable task);
+    }
+
     private final ProgramTable programs;
-    private final Executor workers;
+    private final Workers workers;
     private final LongAdder dispatched = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder programErrors = new LongAdder();
@@ -87,11 +97,25 @@ public final class RpcCallDispatcher {
 
     /**
      * @param programs the live program table calls are looked up in
-     * @param workers where program code runs; the caller owns it and shuts it down
+     * @param workers where program code runs, with no regard to connections; the caller owns it
+     *        and shuts it down
      */
     public RpcCallDispatcher(ProgramTable programs, Executor workers) {
+        this(programs, executorOf(workers));
+    }
+
+    /**
+     * @param programs the live program table calls are looked up in
+     * @param workers where program code runs, per connection; the caller owns it and shuts it down
+     */
+    public RpcCallDispatcher(ProgramTable programs, Workers workers) {
         this.programs = Objects.requireNonNull(programs, "programs");
         this.workers = Objects.requireNonNull(workers, "workers");
+    }
+
+    private static Workers executorOf(Executor executor) {
+        Objects.requireNonNull(executor, "workers");
+        return (connection, task) -> executor.execute(task);
     }
 
     /** The live table of programs served. */
@@ -122,12 +146,15 @@ public final class RpcCallDispatcher {
     }
 
     /**
-     * execute() - run a transport's task on the worker executor (then {@link #serve} inside it).
+     * execute() - run a transport's task on the workers (then {@link #serve} inside it), queued
+     * behind the calls of the same connection; connections are served in turn.
      *
-     * @throws RejectedExecutionException when the executor refuses (shutting down, saturated)
+     * @param connection what identifies the call's connection (compared by identity)
+     * @throws RejectedExecutionException when the workers refuse (shutting down, or the
+     *         connection has as many calls waiting as it may)
      */
-    public void execute(Runnable task) {
-        workers.execute(task);
+    public void execute(Object connection, Runnable task) {
+        workers.execute(connection, task);
     }
 
     private Outcome receive(Xdr xdr, RpcTransport transport, boolean onThisThread) {
@@ -190,7 +217,7 @@ public final class RpcCallDispatcher {
             return Outcome.PROGRAM_UNAVAILABLE;
         }
         try {
-            workers.execute(() -> runProgram(program, call));
+            workers.execute(call.getTransport(), () -> runProgram(program, call));
         } catch (RejectedExecutionException e) {
             LOG.warn("Worker pool refused call {}: {}", call, e.toString());
             call.failRpcSystem();

@@ -230,7 +230,7 @@ final class CallBridge implements RpcCallHandler {
     /** handToWorkers() - a call for the host's workers; one the pool refuses is dropped, its resources released. */
     private void handToWorkers(CallTransport transport) {
         try {
-            dispatcher.execute(transport);
+            dispatcher.execute(transport.connection(), transport);
         } catch (RejectedExecutionException e) {
             PendingReply reply = transport.reply();
             LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),

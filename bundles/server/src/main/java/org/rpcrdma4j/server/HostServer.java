@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -35,11 +32,21 @@ public final class HostServer implements AutoCloseable {
     /** Upper bound on worker threads accepted from configuration. */
     public static final int MAX_WORKER_THREADS = 1024;
 
+    /**
+     * Default bound on the calls one connection may have waiting for a worker: the most receive
+     * contexts an RPC-over-RDMA connection can be given, so by default such a connection is
+     * back-pressured by its credits (its client meets RNR) before it could reach the bound.
+     */
+    public static final int DEFAULT_MAX_QUEUED_CALLS_PER_CONNECTION = 8192;
+
+    /** Upper bound on {@code maxQueuedCallsPerConnection} accepted from configuration. */
+    public static final int MAX_QUEUED_CALLS_PER_CONNECTION = 1_000_000;
+
     /** Seconds {@link #close} waits for running calls to finish. */
     private static final int DRAIN_SECONDS = 10;
 
     private final ProgramTable programs = new ProgramTable();
-    private final ExecutorService workers;
+    private final WorkerPool workers;
     private final RpcCallDispatcher dispatcher;
     private final List<HostedTransport> transports = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -49,13 +56,48 @@ public final class HostServer implements AutoCloseable {
      * @throws IllegalArgumentException naming {@code workerThreads} when out of range
      */
     public HostServer(int workerThreads) {
+        this(workerThreads, DEFAULT_MAX_QUEUED_CALLS_PER_CONNECTION);
+    }
+
+    /**
+     * Workers serve each connection's calls from its own queue, the connections in turn
+     * (round-robin), so a connection that keeps many calls in flight does not hold up a quiet
+     * one's.
+     *
+     * @param workerThreads threads that run program code, 1 to {@value #MAX_WORKER_THREADS}
+     * @param maxQueuedCallsPerConnection calls one connection may have waiting for a worker, 1 to
+     *        {@value #MAX_QUEUED_CALLS_PER_CONNECTION}; beyond it a call is refused as when the
+     *        pool is shutting down (the RDMA transport drops it, logged; counted in
+     *        {@link #callsRefusedOverConnectionBound()})
+     * @throws IllegalArgumentException naming the setting when out of range
+     */
+    public HostServer(int workerThreads, int maxQueuedCallsPerConnection) {
         if (workerThreads < 1 || workerThreads > MAX_WORKER_THREADS) {
             throw new IllegalArgumentException("workerThreads must be 1.." + MAX_WORKER_THREADS
                     + ", was " + workerThreads);
         }
-        this.workers = new ThreadPoolExecutor(workerThreads, workerThreads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), new WorkerThreadFactory());
-        this.dispatcher = new RpcCallDispatcher(programs, workers);
+        checkMaxQueuedCallsPerConnection(maxQueuedCallsPerConnection);
+        this.workers = new WorkerPool(workerThreads, maxQueuedCallsPerConnection, new WorkerThreadFactory());
+        this.dispatcher = new RpcCallDispatcher(programs, workers::execute);
+    }
+
+    /**
+     * checkMaxQueuedCallsPerConnection() - check the per-connection queue bound setting.
+     *
+     * @return {@code value}, within 1..{@value #MAX_QUEUED_CALLS_PER_CONNECTION}
+     * @throws IllegalArgumentException naming the setting otherwise
+     */
+    public static int checkMaxQueuedCallsPerConnection(int value) {
+        if (value < 1 || value > MAX_QUEUED_CALLS_PER_CONNECTION) {
+            throw new IllegalArgumentException("maxQueuedCallsPerConnection must be 1.."
+                    + MAX_QUEUED_CALLS_PER_CONNECTION + ", was " + value);
+        }
+        return value;
+    }
+
+    /** @return calls refused because their connection already had maxQueuedCallsPerConnection waiting */
+    public long callsRefusedOverConnectionBound() {
+        return workers.refusedOverBound();
     }
 
     /** The live program table. */
@@ -126,8 +168,9 @@ public final class HostServer implements AutoCloseable {
         workers.shutdown();
         try {
             if (!workers.awaitTermination(DRAIN_SECONDS, TimeUnit.SECONDS)) {
-                LOG.warn("Calls still running after {} s; interrupting them", DRAIN_SECONDS);
-                workers.shutdownNow();
+                int dropped = workers.shutdownNow();
+                LOG.warn("Calls still running after {} s; interrupting them ({} queued calls dropped)", DRAIN_SECONDS,
+                        dropped);
             }
         } catch (InterruptedException e) {
             workers.shutdownNow();

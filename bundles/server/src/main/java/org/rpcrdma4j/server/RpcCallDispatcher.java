@@ -3,6 +3,8 @@ package org.rpcrdma4j.server;
 import java.io.IOException;
 import java.nio.channels.CompletionHandler;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,7 +34,14 @@ import org.slf4j.LoggerFactory;
  * <li>the program throws {@link RpcException}: rejected with its status;
  *     {@link OncRpcException} or another {@link IOException}: GARBAGE_ARGS;
  *     any other runtime failure: SYSTEM_ERR, logged with its stack trace (which never
- *     reaches the client).</li>
+ *     reaches the client);</li>
+ * <li>the program throws an {@link Error} (StackOverflowError, AssertionError, LinkageError,
+ *     even OutOfMemoryError): SYSTEM_ERR as well, counted ({@link #programErrorCalls()}) and
+ *     logged with its stack trace the first time each program version does so (later ones at
+ *     debug level). The Error is not rethrown: it costs that call, never the thread that ran
+ *     it (a completion-loop thread or a worker) nor the call's transport resources. When even
+ *     the SYSTEM_ERR cannot be sent, {@link #serve} says so
+ *     ({@link Outcome#FAILED_UNANSWERED}) and the transport drops the call.</li>
  * </ul>
  * A message of type REPLY (a backchannel reply to a call this host made through the
  * transport) goes to the transport's reply queue.
@@ -59,21 +68,54 @@ public final class RpcCallDispatcher {
         /** A backchannel reply matched to its pending call. */
         REPLY_DELIVERED,
         /** A backchannel reply with no pending call: dropped. */
-        REPLY_UNMATCHED
+        REPLY_UNMATCHED,
+        /**
+         * A call whose program failed and whose SYSTEM_ERR could not be sent either (the
+         * failure struck again while answering): unanswered, the transport MUST drop it and
+         * release what it holds.
+         */
+        FAILED_UNANSWERED
+    }
+
+    /**
+     * Where calls run: {@code execute} queues {@code task} behind the calls of the connection
+     * {@code connection} stands for (compared by identity).
+     */
+    @FunctionalInterface
+    public interface Workers {
+        /** @throws RejectedExecutionException when the call cannot be queued (shut down, or the connection's bound) */
+        void execute(Object connection, Runnable task);
     }
 
     private final ProgramTable programs;
-    private final Executor workers;
+    private final Workers workers;
     private final LongAdder dispatched = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    private final LongAdder programErrors = new LongAdder();
+    /** Program versions (program << 32 | version) whose Error was logged with its stack trace. */
+    private final Set<Long> programErrorsLogged = ConcurrentHashMap.newKeySet();
 
     /**
      * @param programs the live program table calls are looked up in
-     * @param workers where program code runs; the caller owns it and shuts it down
+     * @param workers where program code runs, with no regard to connections; the caller owns it
+     *        and shuts it down
      */
     public RpcCallDispatcher(ProgramTable programs, Executor workers) {
+        this(programs, executorOf(workers));
+    }
+
+    /**
+     * @param programs the live program table calls are looked up in
+     * @param workers where program code runs, per connection; the caller owns it and shuts it down
+     */
+    public RpcCallDispatcher(ProgramTable programs, Workers workers) {
         this.programs = Objects.requireNonNull(programs, "programs");
         this.workers = Objects.requireNonNull(workers, "workers");
+    }
+
+    private static Workers executorOf(Executor executor) {
+        Objects.requireNonNull(executor, "workers");
+        return (connection, task) -> executor.execute(task);
     }
 
     /** The live table of programs served. */
@@ -104,12 +146,15 @@ public final class RpcCallDispatcher {
     }
 
     /**
-     * execute() - run a transport's task on the worker executor (then {@link #serve} inside it).
+     * execute() - run a transport's task on the workers (then {@link #serve} inside it), queued
+     * behind the calls of the same connection; connections are served in turn.
      *
-     * @throws RejectedExecutionException when the executor refuses (shutting down, saturated)
+     * @param connection what identifies the call's connection (compared by identity)
+     * @throws RejectedExecutionException when the workers refuse (shutting down, or the
+     *         connection has as many calls waiting as it may)
      */
-    public void execute(Runnable task) {
-        workers.execute(task);
+    public void execute(Object connection, Runnable task) {
+        workers.execute(connection, task);
     }
 
     private Outcome receive(Xdr xdr, RpcTransport transport, boolean onThisThread) {
@@ -157,8 +202,7 @@ public final class RpcCallDispatcher {
                 return Outcome.PROGRAM_UNAVAILABLE;
             }
             dispatched.increment();
-            runProgram(program, call);
-            return Outcome.DISPATCHED;
+            return runProgram(program, call) ? Outcome.DISPATCHED : Outcome.FAILED_UNANSWERED;
         }
         return dispatch(call);
     }
@@ -173,7 +217,7 @@ public final class RpcCallDispatcher {
             return Outcome.PROGRAM_UNAVAILABLE;
         }
         try {
-            workers.execute(() -> runProgram(program, call));
+            workers.execute(call.getTransport(), () -> runProgram(program, call));
         } catch (RejectedExecutionException e) {
             LOG.warn("Worker pool refused call {}: {}", call, e.toString());
             call.failRpcSystem();
@@ -183,7 +227,14 @@ public final class RpcCallDispatcher {
         return Outcome.DISPATCHED;
     }
 
-    private void runProgram(RpcDispatchable program, RpcCall call) {
+    /**
+     * runProgram() - run the program on this thread with oncrpc4j's error mapping; nothing it
+     * throws escapes.
+     *
+     * @return false when the program failed and even its error reply could not be sent (the
+     *         caller's transport drops the call); true otherwise
+     */
+    private boolean runProgram(RpcDispatchable program, RpcCall call) {
         try {
             program.dispatchOncRpcCall(call);
         } catch (RpcException e) {
@@ -202,6 +253,48 @@ public final class RpcCallDispatcher {
             failed.increment();
             LOG.error("Call {} failed in its program", call, e);
             call.failRpcSystem();
+        } catch (Error e) {
+            failed.increment();
+            programErrors.increment();
+            logProgramError(call, e);
+            return answerSystemError(call, e);
+        } catch (Throwable e) { // a checked Throwable smuggled past javac (sneaky throw)
+            failed.increment();
+            LOG.error("Call {} failed in its program", call, e);
+            return answerSystemError(call, e);
+        }
+        return true;
+    }
+
+    /**
+     * answerSystemError() - SYSTEM_ERR for a call whose program threw {@code cause}. The
+     * answer may fail in turn (an OutOfMemoryError may strike again while it is encoded):
+     * then nothing is thrown either.
+     *
+     * @return true when answered (or the answer's own failure was reported by the transport)
+     */
+    private static boolean answerSystemError(RpcCall call, Throwable cause) {
+        try {
+            call.failRpcSystem();
+            return true;
+        } catch (Throwable e) {
+            LOG.warn("Call {} failed with {} and its SYSTEM_ERR reply failed with {}; dropping it", call,
+                    cause.getClass().getName(), e.toString());
+            return false;
+        }
+    }
+
+    /** logProgramError() - an Error thrown by a program: with its stack trace once per program version. */
+    private void logProgramError(RpcCall call, Error e) {
+        int program = call.getProgram();
+        int version = call.getProgramVersion();
+        if (programErrorsLogged.add((long) program << 32 | (version & 0xffff_ffffL))) {
+            LOG.error("RPC program {} version {} threw {} on call {}; answering SYSTEM_ERR (later Errors of this "
+                    + "program version are logged at debug level and counted)", Integer.toUnsignedString(program),
+                    Integer.toUnsignedString(version), e.getClass().getName(), call, e);
+        } else {
+            LOG.debug("RPC program {} version {} threw {} on call {}", Integer.toUnsignedString(program),
+                    Integer.toUnsignedString(version), e.getClass().getName(), call, e);
         }
     }
 
@@ -228,5 +321,10 @@ public final class RpcCallDispatcher {
     /** Calls whose program failed (rejected, garbage arguments, system error). */
     public long failedCalls() {
         return failed.sum();
+    }
+
+    /** Calls whose program threw an {@link Error} (also counted in {@link #failedCalls()}). */
+    public long programErrorCalls() {
+        return programErrors.sum();
     }
 }

@@ -13,7 +13,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
  * An oncrpc4j transport that keeps what is sent through it, so tests can decode the
  * replies byte by byte. Not a mock: the real oncrpc4j call, reply and XDR classes run.
  */
-final class CapturingTransport implements RpcTransport {
+class CapturingTransport implements RpcTransport {
 
     final List<ByteBuffer> sent = new CopyOnWriteArrayList<>();
     private final ReplyQueue replyQueue = new ReplyQueue();

@@ -21,12 +21,20 @@ final class EchoProgram implements RpcDispatchable {
     static final int PROC_ECHO = 1;
     static final int PROC_THROW_RUNTIME = 2;
     static final int PROC_THROW_IO = 4;
+    /** Throws {@link #error}: a program that fails with an {@link Error}. */
+    static final int PROC_THROW_ERROR = 5;
+
+    /** What PROC_THROW_ERROR throws. */
+    volatile Error error = new AssertionError("program assertion on purpose");
+    /** The thread that ran the last call. */
+    volatile Thread lastThread;
 
     final AtomicInteger calls = new AtomicInteger();
 
     @Override
     public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
         calls.incrementAndGet();
+        lastThread = Thread.currentThread();
         switch (call.getProcedure()) {
             case PROC_NULL -> {
                 call.retrieveCall(XdrVoid.XDR_VOID);
@@ -39,6 +47,7 @@ final class EchoProgram implements RpcDispatchable {
             }
             case PROC_THROW_RUNTIME -> throw new IllegalStateException("program bug on purpose");
             case PROC_THROW_IO -> throw new IOException("I/O failure on purpose");
+            case PROC_THROW_ERROR -> throw error;
             default -> call.failProcedureUnavailable();
         }
     }

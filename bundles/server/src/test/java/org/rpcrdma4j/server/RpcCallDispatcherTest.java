@@ -2,11 +2,14 @@ package org.rpcrdma4j.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
@@ -137,5 +140,95 @@ class RpcCallDispatcherTest {
                 RpcMessages.call(16, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)), transport));
         assertArrayEquals(new int[] {16, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
         assertEquals(0, echo.calls.get());
+    }
+
+    /** The Errors a program can throw that must cost only its call (issue #31, D3). */
+    private static List<Error> programErrors() {
+        return List.of(new StackOverflowError("deep recursion on purpose"), new AssertionError("assertion on purpose"),
+                new OutOfMemoryError("heap exhausted on purpose"), new NoClassDefFoundError("org/example/Missing"));
+    }
+
+    @Test
+    void aProgramThrowingAnErrorIsAnsweredSystemErrAndCountedWhateverTheError() {
+        int xid = 20;
+        for (Error error : programErrors()) {
+            transport.sent.clear();
+            echo.error = error;
+            Outcome outcome = receive(RpcMessages.call(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+                    EchoProgram.PROC_THROW_ERROR));
+            assertEquals(Outcome.DISPATCHED, outcome, error.toString());
+            assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
+                    error + " is answered SYSTEM_ERR");
+            assertEquals(24, transport.sent.get(0).remaining(), "the reply carries nothing after the status");
+            xid++;
+        }
+        assertEquals(4, dispatcher.failedCalls());
+        assertEquals(4, dispatcher.programErrorCalls());
+    }
+
+    @Test
+    void anErrorOnTheServingThreadIsAnsweredAndDoesNotEscape() {
+        for (Error error : programErrors()) {
+            transport.sent.clear();
+            echo.error = error;
+            Outcome outcome = dispatcher.serve(new Xdr(RpcMessages.call(30, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+                    EchoProgram.PROC_THROW_ERROR)), transport);
+            assertEquals(Outcome.DISPATCHED, outcome, error.toString());
+            assertArrayEquals(new int[] {30, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+        }
+        assertEquals(4, dispatcher.programErrorCalls());
+    }
+
+    @Test
+    void anErrorWhoseAnswerCannotBeSentIsReportedUnansweredForTheTransportToDrop() {
+        CapturingTransport broken = new CapturingTransport() {
+            @Override
+            public <A> void send(Xdr xdr, A attachment, java.nio.channels.CompletionHandler<Integer, ? super A> handler) {
+                throw new OutOfMemoryError("no memory for the reply either");
+            }
+        };
+        echo.error = new OutOfMemoryError("heap exhausted on purpose");
+        Outcome outcome = dispatcher.serve(new Xdr(RpcMessages.call(31, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+                EchoProgram.PROC_THROW_ERROR)), broken);
+        assertEquals(Outcome.FAILED_UNANSWERED, outcome, "the transport must release the call itself");
+        assertEquals(1, dispatcher.programErrorCalls());
+    }
+
+    @Test
+    void anErrorOnAWorkerCostsOnlyItsCallNotTheWorkerThread() throws Exception {
+        try (HostServer host = new HostServer(1)) {
+            host.addProgram(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), echo);
+            RpcCallDispatcher workers = host.dispatcher();
+            int xid = 40;
+            Thread worker = null;
+            for (Error error : programErrors()) {
+                transport.sent.clear();
+                echo.error = error;
+                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcMessages.call(xid, 2, EchoProgram.PROGRAM,
+                        EchoProgram.VERSION, EchoProgram.PROC_THROW_ERROR)), transport));
+                awaitOneReply();
+                assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
+                        error + " on a worker is answered SYSTEM_ERR");
+                if (worker == null) {
+                    worker = echo.lastThread;
+                }
+                // The next call runs on the same (only) worker: the Error did not end that thread.
+                transport.sent.clear();
+                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcMessages.call(xid + 100, 2,
+                        EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)), transport));
+                awaitOneReply();
+                assertArrayEquals(new int[] {xid + 100, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+                assertSame(worker, echo.lastThread, "after " + error + " the same worker thread serves the next call");
+                xid++;
+            }
+            assertEquals(4, workers.programErrorCalls());
+        }
+    }
+
+    private void awaitOneReply() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (transport.sent.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
     }
 }

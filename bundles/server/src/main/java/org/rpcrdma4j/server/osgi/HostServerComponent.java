@@ -44,13 +44,21 @@ public final class HostServerComponent {
                 description = "Threads that run program code for calls received over RPC-over-RDMA "
                         + "(oncrpc4j's TCP service has its own). 1 to 1024.")
         int workerThreads() default HostServer.DEFAULT_WORKER_THREADS;
+
+        @AttributeDefinition(name = "Calls queued per connection", min = "1", max = "1000000",
+                description = "Calls one connection may have waiting for a worker; workers serve the "
+                        + "connections' queues in turn (round-robin), so a busy connection does not hold up a "
+                        + "quiet one. Beyond the bound a call is refused (dropped, logged and counted). The "
+                        + "default, 8192, is the most receive contexts an RPC-over-RDMA connection can be given: "
+                        + "such a connection is held back by its credits first. 1 to 1000000.")
+        int maxQueuedCallsPerConnection() default HostServer.DEFAULT_MAX_QUEUED_CALLS_PER_CONNECTION;
     }
 
     private final HostServer host;
 
     @Activate
     public HostServerComponent(Config config) {
-        this.host = new HostServer(config.workerThreads());
+        this.host = new HostServer(config.workerThreads(), config.maxQueuedCallsPerConnection());
     }
 
     @Deactivate

@@ -489,7 +489,7 @@ public final class CompletionLoop implements Runnable {
             engine.counters().increment(Counter.KEPT_CALLS_SENT_TO_WORKERS);
             try {
                 elsewhere.execute(call);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 engine.counters().increment(Counter.HANDLER_ERRORS);
                 LOG.error("A call kept by RDMA completion loop {} could not be handed to the workers", index, e);
             }
@@ -651,11 +651,18 @@ public final class CompletionLoop implements Runnable {
         Thread.currentThread().interrupt();
     }
 
-    /** runLent() - a call kept by {@link #lend}, on the thread that received it; nothing escapes to end the thread. */
+    /**
+     * runLent() - a call kept by {@link #lend}, on the thread that received it; nothing escapes to
+     * end the thread, not even an {@link Error}: a crew thread lost would leave the loop without
+     * its standby, and the call's resources with nobody to release them. (The task is a call's
+     * serve, which answers or drops its call itself; this is the last guard.) A
+     * VirtualMachineError is not rethrown either: the JVM's own state is no worse for this thread
+     * going on, and the next allocation that fails reports it again where it happens.
+     */
     private void runLent(Runnable task) {
         try {
             task.run();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             engine.counters().increment(Counter.HANDLER_ERRORS);
             LOG.error("A call run on RDMA completion loop {}'s thread failed", index, e);
         }

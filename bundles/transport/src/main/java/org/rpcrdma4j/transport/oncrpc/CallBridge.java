@@ -230,7 +230,7 @@ final class CallBridge implements RpcCallHandler {
     /** handToWorkers() - a call for the host's workers; one the pool refuses is dropped, its resources released. */
     private void handToWorkers(CallTransport transport) {
         try {
-            dispatcher.execute(transport);
+            dispatcher.execute(transport.connection(), transport);
         } catch (RejectedExecutionException e) {
             PendingReply reply = transport.reply();
             LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
@@ -243,23 +243,28 @@ final class CallBridge implements RpcCallHandler {
     }
 
     /**
-     * serve() - on a worker: decode the RPC header, run the program (which replies through
-     * {@code transport}); a message that got no reply is finished here.
+     * serve() - on a worker (or the loop thread that received the call): decode the RPC header,
+     * run the program (which replies through {@code transport}); a message that got no reply is
+     * finished here. Nothing escapes, not even an {@link Error} (the dispatcher answers a
+     * program's Error SYSTEM_ERR; this is the last guard): a failure costs the call, never the
+     * thread, and the call's receive context, in-flight count and holds are released.
      */
     void serve(CallTransport transport) {
         RpcCallDispatcher.Outcome outcome;
         try {
             outcome = dispatcher.serve(transport.xdr(transport.call().body()), transport);
-        } catch (RuntimeException e) {
-            LOG.error("Serving call xid 0x{} from {} failed", Integer.toHexString(transport.reply().xid()),
+        } catch (Throwable e) {
+            LOG.error("Serving call xid 0x{} from {} failed; dropping it", Integer.toHexString(transport.reply().xid()),
                     transport.getRemoteSocketAddress(), e);
-            outcome = RpcCallDispatcher.Outcome.GARBAGE;
+            outcome = RpcCallDispatcher.Outcome.FAILED_UNANSWERED;
         }
         switch (outcome) {
             case GARBAGE:
             case REPLY_DELIVERED:
             case REPLY_UNMATCHED:
-                // Nothing answers these: the message was not a call we could read.
+            case FAILED_UNANSWERED:
+                // Nothing answers these: the message was not a call we could read, or its failure
+                // could not be answered either.
                 if (transport.takeAnswer()) {
                     finish(transport.reply(), transport.call(), transport.cacheKey());
                     transport.releaseHold();

@@ -290,6 +290,18 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
         }
     }
 
+    /**
+     * callsInFlight() - calls handed to programs whose reply is not sent (nor the call dropped)
+     * yet: what {@link #stop()} waits for, up to {@value #STOP_GRACE_SECONDS} s. A call that
+     * stays counted with nothing running it is a leak.
+     *
+     * @return the count; 0 when not started
+     */
+    public int callsInFlight() {
+        CallBridge b = bridge;
+        return b == null ? 0 : b.inFlight();
+    }
+
     /** @return retransmitted calls answered from the reply cache */
     public long retransmitsAnswered() {
         CallBridge b = bridge;

@@ -52,6 +52,9 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFaults.WorkKind;
  * </ul>
  * The harness drives the transport with {@code doWork()} on the test thread: it starts no loop or
  * worker thread, so there is no thread count to compare.
+ *
+ * <p>The program-failure rows ({@link #programErrorMatrix()}) run the whole server with its own
+ * threads instead: there a thread lost is what they look for.
  */
 public abstract class FaultMatrixTest {
     private static final int ITEM = 8000;
@@ -179,6 +182,23 @@ public abstract class FaultMatrixTest {
     @TestFactory
     Stream<DynamicTest> faultMatrix() {
         return cells().stream().map(cell -> DynamicTest.dynamicTest(cell.toString(), () -> run(cell)));
+    }
+
+    /**
+     * issue #31 (D3): a program that throws an Error (a real StackOverflowError, AssertionError,
+     * OutOfMemoryError, NoClassDefFoundError) on a completion-loop thread or on a worker, with
+     * this registration strategy; see {@link ProgramErrorCell} for what each row checks.
+     */
+    @TestFactory
+    Stream<DynamicTest> programErrorMatrix() {
+        List<DynamicTest> rows = new ArrayList<>();
+        for (ProgramErrorCell.CallPath path : ProgramErrorCell.CallPath.values()) {
+            for (ProgramErrorCell.Failure failure : ProgramErrorCell.Failure.values()) {
+                rows.add(DynamicTest.dynamicTest("program throws " + failure + " on " + path,
+                        () -> ProgramErrorCell.run(strategy(), failure, path)));
+            }
+        }
+        return rows.stream();
     }
 
     /** A snapshot of every pool the matrix checks. */

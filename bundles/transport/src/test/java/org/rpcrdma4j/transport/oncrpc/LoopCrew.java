@@ -10,12 +10,12 @@ import java.util.stream.Collectors;
  * {@link RdmaHostedTransport} gives them ("rpcrdma4j-rdma-PORT-loop-N", or "...-loop-N-C" for
  * each of a leader/followers crew), and what each is doing.
  */
-final class LoopCrew {
+public final class LoopCrew {
     private LoopCrew() {
     }
 
     /** @return the live threads of loop {@code loop} of the transport on {@code port} */
-    static List<Thread> threads(int port, int loop) {
+    public static List<Thread> threads(int port, int loop) {
         String name = "rpcrdma4j-rdma-" + port + "-loop-" + loop;
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals(name) || t.getName().startsWith(name + "-"))
@@ -24,7 +24,7 @@ final class LoopCrew {
     }
 
     /** @return whether {@code t} is parked in {@code className.method} */
-    static boolean parkedIn(Thread t, String classSuffix, String method) {
+    public static boolean parkedIn(Thread t, String classSuffix, String method) {
         Thread.State state = t.getState();
         return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
                 && Arrays.stream(t.getStackTrace())
@@ -32,12 +32,12 @@ final class LoopCrew {
     }
 
     /** @return whether {@code t} waits to lead its loop (the standby of leader/followers) */
-    static boolean standingBy(Thread t) {
+    public static boolean standingBy(Thread t) {
         return parkedIn(t, "CompletionLoop", "takeLeadership");
     }
 
     /** @return whether {@code t} sleeps on its loop's completion channel */
-    static boolean onChannel(Thread t) {
+    public static boolean onChannel(Thread t) {
         return parkedIn(t, "CompletionChannel", "await");
     }
 
@@ -47,7 +47,7 @@ final class LoopCrew {
      *
      * @return true when it was, within {@code timeout}
      */
-    static boolean awaitAsleep(int port, int loop, Duration timeout) throws InterruptedException {
+    public static boolean awaitAsleep(int port, int loop, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() - deadline < 0) {
             List<Thread> crew = threads(port, loop);
@@ -62,7 +62,7 @@ final class LoopCrew {
     }
 
     /** @return each crew thread's name, state and top frames, for a failure message */
-    static String describe(int port, int loop) {
+    public static String describe(int port, int loop) {
         return threads(port, loop).stream()
                 .map(t -> t.getName() + " " + t.getState() + " at "
                         + Arrays.toString(Arrays.copyOf(t.getStackTrace(), Math.min(8, t.getStackTrace().length))))

@@ -150,9 +150,29 @@ final class LoopbackQueuePair implements QueuePair {
                 }
             } finally {
                 onPosted(index > 0);
+                if (index > 0) {
+                    wakeSendsParkedOnRnr();
+                }
             }
         } finally {
             fabric.lock.unlock();
+        }
+    }
+
+    /**
+     * After receives were posted: the peer's SENDs that met receiver-not-ready here go on, in
+     * their queue's order. Under an infinite RNR retry count a parked SEND asks for no timed
+     * retry, so without this it would wait for whatever else next woke the fabric (issue #31).
+     * Executed on the poster's thread as a doorbell's work is ({@link LoopbackFabric#executeOnPost}),
+     * else by the fabric thread, woken for it.
+     */
+    private void wakeSendsParkedOnRnr() {
+        LoopbackQueuePair sender = peer;
+        if (sender == null || !sender.hasPendingSend()) {
+            return;
+        }
+        if (!fabric.executeOnPost(sender)) {
+            fabric.workPosted();
         }
     }
 

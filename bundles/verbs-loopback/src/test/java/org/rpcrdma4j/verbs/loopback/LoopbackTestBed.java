@@ -13,8 +13,8 @@ import org.rpcrdma4j.verbs.conformance.Side;
 import org.rpcrdma4j.verbs.MemoryRegion;
 
 /**
- * A deterministic fabric with one connected pair, for exact step-by-step tests. Owns both; close
- * releases them.
+ * A fabric (deterministic unless opened threaded) with one connected pair, for exact step-by-step
+ * tests. Owns both; close releases them.
  */
 final class LoopbackTestBed implements AutoCloseable {
     final LoopbackFabric fabric;
@@ -37,6 +37,11 @@ final class LoopbackTestBed implements AutoCloseable {
 
     static LoopbackTestBed open(PairOptions options) throws Exception {
         return new LoopbackTestBed(LoopbackFabric.deterministic(), options);
+    }
+
+    /** @return a bed on a threaded fabric: it drives itself, the test only posts and polls */
+    static LoopbackTestBed openThreaded(PairOptions options) throws Exception {
+        return new LoopbackTestBed(LoopbackFabric.threaded(), options);
     }
 
     static LoopbackTestBed open(DeviceCapabilities capabilities, PairOptions options) throws Exception {

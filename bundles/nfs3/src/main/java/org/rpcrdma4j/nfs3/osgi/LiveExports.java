@@ -1,6 +1,8 @@
 package org.rpcrdma4j.nfs3.osgi;
 
 import java.io.IOException;
+import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.rpcrdma4j.nfs3.NfsExportService;
 
@@ -19,8 +21,8 @@ import org.rpcrdma4j.nfs3.NfsExportService;
 final class LiveExports {
 
     private volatile NfsExportService current;
-    private final RpcDispatchable nfs = call -> served().nfsProgram().dispatchOncRpcCall(call);
-    private final RpcDispatchable mount = call -> served().mountProgram().dispatchOncRpcCall(call);
+    private final RpcDispatchable nfs = new Nfs3();
+    private final RpcDispatchable mount = new Mount3();
 
     /**
      * Opens the configuration and, if it is good, serves it from now on.
@@ -55,6 +57,22 @@ final class LiveExports {
     /** The MOUNT v3 program (100005 v3) of whatever exports serve at the time of each call. */
     RpcDispatchable mountProgram() {
         return mount;
+    }
+
+    /** The NFSv3 program of the exports serving at the time of the call. */
+    private final class Nfs3 implements RpcDispatchable {
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+            served().nfsProgram().dispatchOncRpcCall(call);
+        }
+    }
+
+    /** The MOUNT v3 program of the exports serving at the time of the call. */
+    private final class Mount3 implements RpcDispatchable {
+        @Override
+        public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
+            served().mountProgram().dispatchOncRpcCall(call);
+        }
     }
 
     private NfsExportService served() {

@@ -12,9 +12,12 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.apache.karaf.shell.api.console.Session;
+import org.apache.karaf.shell.support.CommandException;
 import org.osgi.framework.BundleContext;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
@@ -24,13 +27,17 @@ import org.rpcrdma4j.verbs.VerbsProvider;
  * failures.
  *
  * <p>Bounded: every call has a timeout, the whole run too, and every client is closed when the
- * run ends, fails or is interrupted (Ctrl-C).
+ * run ends, fails or is interrupted (Ctrl-C), or when the session's output is gone (a
+ * {@code bin/client} that was killed, e.g. by {@code bin/rpcrdma-console -t}: {@link OutputWatch}).
+ * A refusal or failure is a {@link CommandException}: {@code bin/client} exits non-zero.
  */
 @Service
 @Command(scope = "rpcrdma", name = "bench", description = "Measures NULL calls over the running RPC-over-RDMA transport (and TCP with --tcp)")
 public class BenchCommand implements Action {
     /** The oncrpc4j program service type the host server serves (looked up by name). */
     static final String RPC_DISPATCHABLE = "org.dcache.oncrpc4j.rpc.RpcDispatchable";
+    /** How often a long-running command checks that its session's output is still there. */
+    static final Duration OUTPUT_WATCH_PERIOD = Duration.ofSeconds(1);
 
     @Option(name = "-n", aliases = "--calls", description = "calls per transport")
     private int calls = 10_000;
@@ -60,15 +67,22 @@ public class BenchCommand implements Action {
     @Reference
     private BundleContext context;
 
+    @Reference
+    private Session session;
+
     @Override
-    public Object execute() {
-        try (Services services = new Services(context)) {
+    public Object execute() throws CommandException {
+        try (Services services = new Services(context);
+             OutputWatch watch = OutputWatch.start(session.getConsole(), OUTPUT_WATCH_PERIOD)) {
             run(services);
+            if (watch.tripped()) {
+                throw new CommandException("stopped: the session's output is gone");
+            }
         } catch (IllegalArgumentException | IllegalStateException | IOException e) {
-            System.err.println(e.getMessage());
+            throw new CommandException(e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            System.err.println("interrupted");
+            throw new CommandException("interrupted", e);
         }
         return null;
     }
@@ -113,7 +127,8 @@ public class BenchCommand implements Action {
     private static RdmaTransportControl rdmaTransport(Services services) {
         List<RdmaTransportControl> controls = services.get(RdmaTransportControl.class, null);
         if (controls.isEmpty()) {
-            throw new IllegalStateException(TransportListing.NO_RDMA_TRANSPORT);
+            List<RdmaTransportStatus> status = services.get(RdmaTransportStatus.class, null);
+            throw new IllegalStateException(TransportListing.noRdmaTransport(status.isEmpty() ? null : status.get(0)));
         }
         RdmaTransportControl control = controls.get(0);
         if (control.localAddress() == null) {

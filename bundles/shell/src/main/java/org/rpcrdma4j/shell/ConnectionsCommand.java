@@ -7,8 +7,10 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.apache.karaf.shell.support.CommandException;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 
 /**
  * {@code rpcrdma:connections [-v]} - each connection of each RPC-over-RDMA transport: addresses,
@@ -23,11 +25,13 @@ public class ConnectionsCommand implements Action {
     @Reference(optional = true)
     private List<RdmaTransportControl> controls;
 
+    @Reference(optional = true)
+    private RdmaTransportStatus status;
+
     @Override
-    public Object execute() {
+    public Object execute() throws CommandException {
         if (controls == null || controls.isEmpty()) {
-            System.err.println(TransportListing.NO_RDMA_TRANSPORT);
-            return null;
+            throw new CommandException(TransportListing.noRdmaTransport(status));
         }
         for (RdmaTransportControl control : controls) {
             System.out.println(control.name() + " (" + control.providerName() + ", " + Endpoints.format(control.localAddress()) + ")");

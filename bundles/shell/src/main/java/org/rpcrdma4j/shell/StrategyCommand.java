@@ -10,14 +10,18 @@ import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.apache.karaf.shell.api.console.Session;
+import org.apache.karaf.shell.support.CommandException;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 
 /**
  * {@code rpcrdma:strategy [name]} - lists the registration strategies (the active one marked),
  * or makes one active: persistently, through Config Admin ({@code activeStrategy} of PID
- * {@code org.rpcrdma4j.transport}), then waits until the transport reports it active.
+ * {@code org.rpcrdma4j.transport}), then waits until the transport reports it active. A refusal
+ * is a {@link CommandException}: the console prints it and {@code bin/client} exits non-zero.
  */
 @Service
 @Command(scope = "rpcrdma", name = "strategy", description = "Lists the READ registration strategies, or switches the active one persistently")
@@ -34,30 +38,33 @@ public class StrategyCommand implements Action {
     @Reference
     private BundleContext context;
 
+    @Reference
+    private Session session;
+
     @Override
-    public Object execute() {
-        try (Services services = new Services(context)) {
+    public Object execute() throws CommandException {
+        try (Services services = new Services(context);
+             OutputWatch watch = OutputWatch.start(session.getConsole(), BenchCommand.OUTPUT_WATCH_PERIOD)) {
             List<RdmaTransportControl> controls = services.get(RdmaTransportControl.class, null);
             if (controls.isEmpty()) {
-                System.err.println(TransportListing.NO_RDMA_TRANSPORT);
-                return null;
+                List<RdmaTransportStatus> status = services.get(RdmaTransportStatus.class, null);
+                throw new CommandException(TransportListing.noRdmaTransport(status.isEmpty() ? null : status.get(0)));
             }
             if (name == null) {
                 StrategySwitch.strategies(controls).print(System.out);
                 return null;
             }
             if (waitSeconds < 1) {
-                System.err.println("-w (wait) must be at least 1 second: " + waitSeconds);
-                return null;
+                throw new CommandException("-w (wait) must be at least 1 second: " + waitSeconds);
             }
             int polls = (int) Math.max(1, waitSeconds * 1000L / POLL_MILLIS);
             System.out.println(StrategySwitch.switchTo(name, () -> services.get(RdmaTransportControl.class, null),
                     strategy -> writeConfiguration(services, strategy), polls, () -> Thread.sleep(POLL_MILLIS)));
         } catch (IllegalArgumentException | IllegalStateException | IOException e) {
-            System.err.println(e.getMessage());
+            throw new CommandException(e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            System.err.println("interrupted; the configuration may already name the new strategy");
+            throw new CommandException("interrupted; the configuration may already name the new strategy", e);
         }
         return null;
     }

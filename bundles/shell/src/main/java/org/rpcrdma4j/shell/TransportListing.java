@@ -6,6 +6,7 @@ import org.apache.karaf.shell.support.table.ShellTable;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
@@ -24,6 +25,29 @@ final class TransportListing {
             + "configuration PID org.rpcrdma4j.transport).";
 
     private TransportListing() {
+    }
+
+    /**
+     * @param status the transport component's status, or null when the transport bundle is absent
+     * @return {@link #NO_RDMA_TRANSPORT}, and why, as the transport component says
+     */
+    static String noRdmaTransport(RdmaTransportStatus status) {
+        if (status == null) {
+            return NO_RDMA_TRANSPORT;
+        }
+        String state = status.state();
+        return NO_RDMA_TRANSPORT.substring(0, NO_RDMA_TRANSPORT.length() - 1) + ": " + state
+                + (state.endsWith(".") ? "" : ".");
+    }
+
+    /**
+     * @param status the transport component's status, or null
+     * @return a line saying the last configuration was refused while the transport runs on, or null
+     */
+    static String refusedWhileRunning(RdmaTransportStatus status) {
+        String refusal = status == null ? null : status.refusal();
+        return refusal == null ? null : "The last configuration was refused, the transport runs on the previous one: "
+                + refusal;
     }
 
     /**

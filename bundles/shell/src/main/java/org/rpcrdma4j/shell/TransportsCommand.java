@@ -6,8 +6,10 @@ import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
+import org.apache.karaf.shell.support.CommandException;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 
 /**
  * {@code rpcrdma:transports} - every transport the host server serves over, and each
@@ -22,20 +24,26 @@ public class TransportsCommand implements Action {
     @Reference(optional = true)
     private List<RdmaTransportControl> controls;
 
+    @Reference(optional = true)
+    private RdmaTransportStatus status;
+
     @Override
-    public Object execute() {
+    public Object execute() throws CommandException {
         List<HostedTransport> hosted = transports == null ? List.of() : transports;
         List<RdmaTransportControl> rdma = controls == null ? List.of() : controls;
         if (hosted.isEmpty() && rdma.isEmpty()) {
-            System.err.println(TransportListing.NO_TRANSPORT);
-            return null;
+            throw new CommandException(TransportListing.NO_TRANSPORT);
         }
         TransportListing.hostedTransports(hosted).print(System.out);
         System.out.println();
         if (rdma.isEmpty()) {
-            System.out.println(TransportListing.NO_RDMA_TRANSPORT);
+            System.out.println(TransportListing.noRdmaTransport(status));
         } else {
             TransportListing.rdmaTransports(rdma).print(System.out);
+            String refused = TransportListing.refusedWhileRunning(status);
+            if (refused != null) {
+                System.out.println(refused);
+            }
         }
         return null;
     }

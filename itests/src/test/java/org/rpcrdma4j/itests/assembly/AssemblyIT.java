@@ -128,6 +128,7 @@ public class AssemblyIT {
         assertFalse(transports.output, transports.output.contains("Logging in as"));
 
         Result refused = run(List.of(script.toString(), "-a", port, "-t", "90", "rpcrdma:strategy nosuch"));
+        assertEquals("a refusal ends the script non-zero: " + refused.output, 1, refused.status);
         assertTrue("a command's error line comes back: " + refused.output,
                 refused.output.contains("no registration strategy named 'nosuch'"));
 

@@ -109,7 +109,7 @@ public class ShellRdmaIT extends KarafTestSupport {
         assertTrue(list, list.matches("(?s).*\\blkey\\s+\\S\\s+\\*.*"));
         assertTrue(list, list.matches("(?s).*\\bfrmr\\b.*"));
 
-        String unknown = shell().execute("rpcrdma:strategy frmx", TIMEOUT).strip();
+        String unknown = shell().refusal("rpcrdma:strategy frmx", TIMEOUT).strip();
         assertEquals("no registration strategy named 'frmx'; registered: lkey, frmr", unknown);
         assertEquals("nothing written for an unknown name", "lkey", activeStrategyConfigured());
 
@@ -144,7 +144,7 @@ public class ShellRdmaIT extends KarafTestSupport {
         } finally {
             program.unregister();
         }
-        String none = shell().execute("rpcrdma:bench -n 10", TIMEOUT).strip();
+        String none = shell().refusal("rpcrdma:bench -n 10", TIMEOUT).strip();
         assertTrue(none, none.startsWith("no RPC program is registered with the host server"));
     }
 

@@ -37,8 +37,8 @@ public final class ShellCommands {
      * @param command the command line, e.g. {@code "rpcrdma:transports"}
      * @param timeout the longest the command may run
      * @return everything it printed
-     * @throws Exception what the command threw (our commands print their errors instead), or an
-     *         AssertionError on timeout
+     * @throws Exception what the command threw (ours throw a CommandException when they refuse,
+     *         so that bin/client exits non-zero: {@link #refusal}), or an AssertionError on timeout
      */
     public String execute(String command, Duration timeout) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -66,5 +66,25 @@ public final class ShellCommands {
         // Echoed into the container's output (the failsafe report), to read a failure by.
         System.out.println("karaf@root()> " + command + "\n" + printed);
         return printed;
+    }
+
+    /**
+     * Executes one command line that must refuse.
+     *
+     * @return the message of the exception it threw, what the console prints after
+     *         "Error executing command: "
+     * @throws AssertionError when it did not throw
+     */
+    public String refusal(String command, Duration timeout) throws Exception {
+        String printed;
+        try {
+            printed = execute(command, timeout);
+        } catch (AssertionError e) {
+            throw e;
+        } catch (Exception refused) {
+            System.out.println("karaf@root()> " + command + "\nError executing command: " + refused.getMessage());
+            return refused.getMessage();
+        }
+        throw new AssertionError("'" + command + "' did not refuse; it printed:\n" + printed);
     }
 }

@@ -4,11 +4,12 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * ExportsConfig - the configuration of PID {@value Nfs3ProgramComponent#PID} shared by the NFS
- * and MOUNT components ({@code etc/org.rpcrdma4j.nfs3.cfg} in Karaf).
+ * ExportsConfig - the configuration of PID {@value Nfs3ExportsComponent#PID} of the NFS
+ * and MOUNT programs ({@code etc/org.rpcrdma4j.nfs3.cfg} in Karaf).
  */
 @ObjectClassDefinition(name = "rpcrdma4j NFSv3 exports",
-        description = "Local directories served over NFSv3 by the host server")
+        description = "Local directories served over NFSv3 by the host server. A change applies at once; a bad "
+                + "value is refused with one ERROR line naming it, and the previous exports keep serving.")
 public @interface ExportsConfig {
 
     /** Property name of {@link #exports()}. */

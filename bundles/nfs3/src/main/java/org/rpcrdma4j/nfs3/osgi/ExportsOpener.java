@@ -11,7 +11,7 @@ import org.rpcrdma4j.nfs3.NfsExportService;
  * ExportsOpener - turns an {@link ExportsConfig} into an {@link NfsExportService}, with errors
  * naming the configuration property.
  *
- * <p>The NFS and MOUNT components each open the service from the same configuration; both then
+ * <p>The NFS and MOUNT programs come from one service opened from the configuration; both
  * sign handles with the same on-disk key for the same export ids, so a handle MNT hands out is
  * one the NFS program accepts.
  */

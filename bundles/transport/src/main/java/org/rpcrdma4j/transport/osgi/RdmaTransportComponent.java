@@ -21,6 +21,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.RdmaTransportStatus;
 import org.rpcrdma4j.transport.oncrpc.RdmaHostedTransport;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.UpperLayerBinding;
@@ -43,8 +44,11 @@ import org.slf4j.LoggerFactory;
  * calls answer, connections close); it coming back registers a new one. Registration strategies
  * and upper-layer bindings are followed as they come and go, without a restart. A configuration
  * change of only {@code activeStrategy} switches the strategy in place; any other change replaces
- * the transport. A bad value is refused with a log line naming the property, and the previous
- * configuration keeps running.
+ * the transport. Every value is checked before anything is stopped: a bad one (a value SCR cannot
+ * convert, one out of range, a provider name no provider has) is refused with one ERROR line
+ * naming the property and the value, the previous configuration keeps running, and the
+ * {@link RdmaTransportStatus} service (the console) says so. A key no setting has is named in a
+ * WARN line with the nearest known one.
  *
  * <p>Threading: DS calls arrive on any thread; one lock orders them.
  */
@@ -67,30 +71,35 @@ public final class RdmaTransportComponent {
     private RdmaHostedTransport serving;
     private VerbsProvider servingProvider;
     private ServiceRegistration<?> registration;
+    private ServiceRegistration<RdmaTransportStatus> statusRegistration;
+    /** What {@link RdmaTransportStatus#state()} says; written under the lock, read by any thread. */
+    private volatile String state = "starting";
+    /** What {@link RdmaTransportStatus#refusal()} says. */
+    private volatile String refusal;
     /** The last choice of provider 'auto' logged, so each change is logged once. */
     private String lastAutoChoice;
 
     @Activate
-    synchronized void activate(BundleContext bundleContext, RdmaTransportConfig config) {
+    synchronized void activate(BundleContext bundleContext, RdmaTransportConfig config, Map<String, Object> properties) {
         this.context = bundleContext;
         try {
-            settings = TransportSettings.of(config);
+            settings = check(config, properties);
         } catch (IllegalArgumentException e) {
-            LOG.error("Configuration {} refused: {}; the RDMA transport is not serving until it is corrected", PID,
-                    e.getMessage());
+            refuse(e.getMessage(), "the RDMA transport is not serving until it is corrected");
             settings = null;
         }
+        statusRegistration = bundleContext.registerService(RdmaTransportStatus.class, new Status(), null);
         reconcile();
     }
 
     @Modified
-    synchronized void modified(RdmaTransportConfig config) {
+    synchronized void modified(RdmaTransportConfig config, Map<String, Object> properties) {
         TransportSettings next;
         try {
-            next = TransportSettings.of(config);
+            next = check(config, properties);
         } catch (IllegalArgumentException e) {
-            LOG.error("Configuration {} refused: {}; {}", PID, e.getMessage(),
-                    settings == null ? "the RDMA transport stays stopped" : "the previous configuration keeps running");
+            refuse(e.getMessage(), settings == null ? "the RDMA transport stays stopped"
+                    : "the previous configuration keeps running");
             return;
         }
         TransportSettings previous = settings;
@@ -111,9 +120,42 @@ public final class RdmaTransportComponent {
         reconcile();
     }
 
+    /**
+     * Checks a configuration as a whole, before anything is stopped for it, and warns of keys no
+     * setting has.
+     *
+     * @throws IllegalArgumentException naming the property and the value refused
+     */
+    private TransportSettings check(RdmaTransportConfig config, Map<String, Object> properties) {
+        Map<String, Object> raw = properties == null ? Map.of() : properties;
+        TransportSettings next = TransportSettings.of(config, raw);
+        TransportSettings.checkProvider(next.provider(), providers.keySet());
+        for (String warning : ConfigKeys.unknown(raw)) {
+            LOG.warn("Configuration {}: {}", PID, warning);
+        }
+        refusal = null;
+        return next;
+    }
+
+    private void refuse(String reason, String consequence) {
+        LOG.error("Configuration {} refused: {}; {}", PID, reason, consequence);
+        refusal = "configuration " + PID + " refused: " + reason + "; " + consequence;
+        if (serving == null) {
+            state = "not serving: " + refusal;
+        }
+    }
+
     @Deactivate
     synchronized void deactivate() {
         unpublish();
+        if (statusRegistration != null) {
+            try {
+                statusRegistration.unregister();
+            } catch (IllegalStateException e) {
+                // Already unregistered: the bundle is stopping.
+            }
+            statusRegistration = null;
+        }
         context = null;
     }
 
@@ -173,7 +215,11 @@ public final class RdmaTransportComponent {
 
     /** Serve when configured, enabled and the provider is present; otherwise make sure nothing is registered. */
     private void reconcile() {
-        if (context == null || serving != null || settings == null || !settings.enabled()) {
+        if (context == null || serving != null || settings == null) {
+            return;
+        }
+        if (!settings.enabled()) {
+            state = "disabled (enabled = false in configuration " + PID + ")";
             return;
         }
         ProviderChoice choice = ProviderChoice.choose(settings.provider(), providers);
@@ -188,6 +234,7 @@ public final class RdmaTransportComponent {
         }
         if (provider == null) {
             LOG.info("RDMA transport waiting for verbs provider '{}' (present: {})", settings.provider(), providers.keySet());
+            state = "waiting for verbs provider '" + settings.provider() + "': " + choice.reason();
             return;
         }
         RdmaHostedTransport transport = RdmaHostedTransport.builder(provider)
@@ -206,6 +253,7 @@ public final class RdmaTransportComponent {
         servingProvider = provider;
         registration = context.registerService(new String[] {HostedTransport.class.getName(),
             RdmaTransportControl.class.getName()}, transport, properties);
+        state = "serving over '" + provider.name() + "' on " + settings.bindAddress() + ":" + settings.port();
     }
 
     /** Withdraw the served transport: the host stops it; stopping again here covers a host that never started it. */
@@ -224,6 +272,20 @@ public final class RdmaTransportComponent {
         }
         if (t != null) {
             t.stop();
+        }
+        state = refusal != null ? "not serving: " + refusal : "stopped";
+    }
+
+    /** The operator's view of this component, for the console. */
+    private final class Status implements RdmaTransportStatus {
+        @Override
+        public String state() {
+            return state;
+        }
+
+        @Override
+        public String refusal() {
+            return refusal;
         }
     }
 }

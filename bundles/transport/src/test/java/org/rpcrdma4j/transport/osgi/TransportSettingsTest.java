@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -82,5 +84,78 @@ class TransportSettingsTest {
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("loopRunsCalls", false)))),
                 "a new crew per loop: the transport restarts");
         assertFalse(base.sameExceptStrategy(TransportSettings.of(config(Map.of("provider", "disni")))));
+    }
+
+    /** What Felix SCR throws when it cannot convert a property as the config method is called. */
+    static final class ConversionFailure extends RuntimeException {
+        ConversionFailure(Throwable cause) {
+            super("Cannot convert", cause);
+        }
+    }
+
+    /** A config as SCR presents {@code raw}: each method converts its property when called. */
+    static RdmaTransportConfig scrConfig(Map<String, Object> raw) {
+        return (RdmaTransportConfig) Proxy.newProxyInstance(RdmaTransportConfig.class.getClassLoader(),
+                new Class<?>[] {RdmaTransportConfig.class}, (proxy, method, args) -> {
+                    Object value = raw.get(method.getName());
+                    if (value == null) {
+                        return method.getDefaultValue();
+                    }
+                    String text = value.toString().trim();
+                    try {
+                        if (method.getReturnType() == int.class) {
+                            return Integer.valueOf(text);
+                        } else if (method.getReturnType() == long.class) {
+                            return Long.valueOf(text);
+                        } else if (method.getReturnType() == boolean.class) {
+                            return Boolean.valueOf(text);
+                        }
+                        return text;
+                    } catch (NumberFormatException e) {
+                        throw new ConversionFailure(e);
+                    }
+                });
+    }
+
+    @Test
+    void aValueSCRCannotConvertIsRefusedNamingThePropertyAndTheValue() {
+        Map<String, Object> raw = Map.of("credits", "abc");
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> TransportSettings.of(scrConfig(raw), raw));
+        assertTrue(refused.getMessage().startsWith("credits = abc: not a whole number (NumberFormatException"),
+                refused.getMessage());
+        Map<String, Object> long_ = Map.of("maxReadBytes", "16M");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TransportSettings.of(scrConfig(long_), long_))
+                .getMessage().startsWith("maxReadBytes = 16M: not a whole number"));
+        Map<String, Object> bool = Map.of("enabled", "flase");
+        assertEquals("enabled = flase: not true or false",
+                assertThrows(IllegalArgumentException.class, () -> TransportSettings.of(scrConfig(bool), bool)).getMessage());
+        Map<String, Object> good = Map.of("credits", " 32 ", "enabled", "TRUE", "loopRunsCalls", "false");
+        TransportSettings s = TransportSettings.of(scrConfig(good), good);
+        assertEquals(32, s.transportConfig().credits());
+        assertTrue(s.enabled());
+        assertFalse(s.transportConfig().loopRunsCalls());
+    }
+
+    @Test
+    void anUnknownKeyIsNamedWithTheNearestKnownOne() {
+        assertEquals(List.of("unknown property 'credts' ignored; did you mean 'credits'?",
+                "unknown property 'inlineRecieveThreshold' ignored; did you mean 'inlineReceiveThreshold'?"),
+                ConfigKeys.unknown(Map.of("credts", "64", "inlineRecieveThreshold", "4096", "port", "20049",
+                        "service.pid", "org.rpcrdma4j.transport", "felix.fileinstall.filename", "file:/etc/x.cfg",
+                        "component.name", "x", "component.id", 3L)));
+        assertEquals(List.of(), ConfigKeys.unknown(Map.of("credits", "64", "service.factoryPid", "y")));
+    }
+
+    @Test
+    void aProviderNoProviderHasIsRefusedWithTheNearestName() {
+        TransportSettings.checkProvider("auto", Set.of());
+        TransportSettings.checkProvider("disni", Set.of());
+        TransportSettings.checkProvider("loopback", Set.of());
+        TransportSettings.checkProvider("vendor", Set.of("vendor", "loopback"));
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> TransportSettings.checkProvider("disnii", Set.of("loopback")));
+        assertEquals("provider = disnii: no such verbs provider (one of [auto, disni, loopback]); did you mean 'disni'?",
+                refused.getMessage());
     }
 }

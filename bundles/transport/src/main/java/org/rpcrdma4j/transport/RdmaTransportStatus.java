@@ -1,0 +1,23 @@
+package org.rpcrdma4j.transport;
+
+/**
+ * RdmaTransportStatus - whether the RPC-over-RDMA transport of the host serves and, when it does
+ * not or when its configuration was last refused, why: what the operator's console says where
+ * no {@link RdmaTransportControl} is registered. In OSGi the transport component registers it for
+ * as long as it is active, serving or not.
+ *
+ * <p>Threading: every method is safe from any thread.
+ */
+public interface RdmaTransportStatus {
+    /**
+     * @return one line: serving (provider, address), waiting for a verbs provider (which, and
+     *     what is present), disabled, or not serving because its configuration was refused
+     */
+    String state();
+
+    /**
+     * @return why the last configuration given (PID {@code org.rpcrdma4j.transport}) was
+     *     refused, naming the property and the value; null when it was accepted
+     */
+    String refusal();
+}

@@ -123,20 +123,20 @@ final class BackchannelReplyQueue extends ReplyQueue {
      * an {@link Error}: no failure leaves a caller waiting.
      */
     void deliver(int xid, ByteBuffer message) {
-        RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message);
         CompletionHandler<RpcReply, RpcTransport> handler = get(xid);
         if (handler == null) {
             LOG.debug("Dropping the reply to backward call xid 0x{} from {}: nobody waits for it any more",
                     Integer.toHexString(xid), connection.remoteAddress());
             return;
         }
-        if (fault != RpcHeaderCheck.Fault.NONE) {
-            fail(handler, xid, new MalformedRpcHeaderException(fault, "the reply from " + connection.remoteAddress()
-                    + " to backward call xid 0x" + Integer.toHexString(xid)));
-            return;
-        }
         RpcReply reply;
         try {
+            RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message);
+            if (fault != RpcHeaderCheck.Fault.NONE) {
+                fail(handler, xid, new MalformedRpcHeaderException(fault, "the reply from " + connection.remoteAddress()
+                        + " to backward call xid 0x" + Integer.toHexString(xid)));
+                return;
+            }
             Xdr xdr = new Xdr(message.array());
             xdr.beginDecoding();
             xdr.xdrDecodeInt(); // xid

@@ -175,7 +175,8 @@ class ReceivePathFuzzTest {
 
     /**
      * Every message the server received on a connection that is still open was delivered,
-     * answered with an error, or dropped and counted. (Connections the peer has closed are left
+     * answered with an error, or dropped and counted (an RPC reply among them, inline or through
+     * read chunks, as a backward reply: matched, unmatched or refused). (Connections the peer has closed are left
      * out: a message that arrived just before the peer's disconnect may be discarded with its
      * connection, uncounted; see the report of issue 15.)
      */
@@ -197,7 +198,9 @@ class ReceivePathFuzzTest {
             long accounted = s.get(Counter.CALLS_DELIVERED) + s.get(Counter.ERR_VERS_SENT)
                     + s.get(Counter.ERR_CHUNK_SENT) + s.get(Counter.TRUNCATED_DROPPED)
                     + s.get(Counter.DONE_DROPPED) + s.get(Counter.CLIENT_ERRORS_DROPPED)
-                    + s.get(Counter.CALLS_DROPPED) + s.get(Counter.SEND_BUFFER_STARVATION);
+                    + s.get(Counter.CALLS_DROPPED) + s.get(Counter.SEND_BUFFER_STARVATION)
+                    + s.get(Counter.BACKWARD_REPLIES) + s.get(Counter.BACKWARD_REPLIES_UNMATCHED)
+                    + s.get(Counter.BACKWARD_REPLIES_REFUSED);
             require(accounted >= received, "messages neither delivered, answered nor counted as dropped: "
                     + received + " received, " + accounted + " accounted; " + s);
         }

@@ -7,16 +7,21 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
+import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.BadXdrOncRpcException;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.glassfish.grizzly.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +33,15 @@ import org.slf4j.LoggerFactory;
  * (RPC-over-RDMA), with the same answers, so a program gives identical results over every
  * transport:
  * <ul>
+ * <li>before oncrpc4j decodes anything, {@link RpcHeaderCheck} walks the header, since
+ *     oncrpc4j allocates whatever length the peer claims: a call too short to name its procedure
+ *     is dropped; one whose credential or verifier is malformed (a body beyond 400 bytes or
+ *     beyond the message, an AUTH_SYS machine name beyond 255 bytes, more than 16 gids, fields
+ *     that do not fill the body) is rejected with AUTH_ERROR, AUTH_BADCRED (AUTH_BADVERF for the
+ *     verifier), as Linux's svc does since "sunrpc: handle SVC_GARBAGE during svc auth processing
+ *     as auth error" (an accepted GARBAGE_ARGS is no option: oncrpc4j encodes it with the
+ *     verifier of the decoded credential, which there is none of). Both are counted
+ *     ({@link #malformedCalls()}) and logged at most once per 10 seconds;</li>
  * <li>an RPC header that {@link RpcCall#accept()} refuses (RPC version, authentication) is
  *     rejected with the status it names;</li>
  * <li>no program for (program, version): PROG_UNAVAIL;</li>
@@ -52,6 +66,7 @@ import org.slf4j.LoggerFactory;
 public final class RpcCallDispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(RpcCallDispatcher.class);
+    private static final long MALFORMED_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** What became of one received message, for the transport's statistics. */
     public enum Outcome {
@@ -94,6 +109,9 @@ public final class RpcCallDispatcher {
     private final LongAdder programErrors = new LongAdder();
     /** Program versions (program << 32 | version) whose Error was logged with its stack trace. */
     private final Set<Long> programErrorsLogged = ConcurrentHashMap.newKeySet();
+    private final LongAdder malformed = new LongAdder();
+    /** When the next malformed header may be logged ({@link System#nanoTime()}). */
+    private final AtomicLong nextMalformedLog = new AtomicLong(System.nanoTime());
 
     /**
      * @param programs the live program table calls are looked up in
@@ -160,8 +178,10 @@ public final class RpcCallDispatcher {
     private Outcome receive(Xdr xdr, RpcTransport transport, boolean onThisThread) {
         final int xid;
         final int messageType;
+        final int start;
         try {
             xdr.beginDecoding();
+            start = xdr.asBuffer().position();
             xid = xdr.xdrDecodeInt();
             messageType = xdr.xdrDecodeInt();
         } catch (BadXdrOncRpcException e) {
@@ -171,9 +191,9 @@ public final class RpcCallDispatcher {
         }
         switch (messageType) {
             case RpcMessageType.CALL:
-                return receiveCall(xid, xdr, transport, onThisThread);
+                return receiveCall(xid, xdr, start, transport, onThisThread);
             case RpcMessageType.REPLY:
-                return receiveReply(xid, xdr, transport);
+                return receiveReply(xid, xdr, start, transport);
             default:
                 LOG.info("Dropping an RPC message from {} with unknown message type {} (xid {})",
                         transport.getRemoteSocketAddress(), messageType, Integer.toUnsignedString(xid));
@@ -181,8 +201,13 @@ public final class RpcCallDispatcher {
         }
     }
 
-    private Outcome receiveCall(int xid, Xdr xdr, RpcTransport transport, boolean onThisThread) {
+    private Outcome receiveCall(int xid, Xdr xdr, int start, RpcTransport transport, boolean onThisThread) {
+        Buffer message = xdr.asBuffer();
+        RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkCall(message, start);
         RpcCall call = new RpcCall(xid, xdr, transport);
+        if (fault != RpcHeaderCheck.Fault.NONE) {
+            return refuseMalformed(call, fault, message.limit() - start);
+        }
         try {
             call.accept();
         } catch (RpcException e) {
@@ -205,6 +230,33 @@ public final class RpcCallDispatcher {
             return runProgram(program, call) ? Outcome.DISPATCHED : Outcome.FAILED_UNANSWERED;
         }
         return dispatch(call);
+    }
+
+    /**
+     * refuseMalformed() - a call whose header {@link RpcHeaderCheck} refused: answered AUTH_ERROR
+     * when the header up to the procedure is sound, else dropped; counted either way.
+     */
+    private Outcome refuseMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length) {
+        malformed.increment();
+        boolean answered = fault != RpcHeaderCheck.Fault.TRUNCATED && fault != RpcHeaderCheck.Fault.WRONG_MESSAGE_TYPE;
+        logMalformed(call, fault, length, answered);
+        if (!answered) {
+            return Outcome.GARBAGE;
+        }
+        call.reject(RpcRejectStatus.AUTH_ERROR, new RpcAuthError(fault.authStat()));
+        return Outcome.REJECTED;
+    }
+
+    /** logMalformed() - one line per 10 seconds at most: a hostile peer must not flood the log. */
+    private void logMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length, boolean answered) {
+        long now = System.nanoTime();
+        long next = nextMalformedLog.get();
+        if (now - next < 0 || !nextMalformedLog.compareAndSet(next, now + MALFORMED_LOG_INTERVAL_NANOS)) {
+            return;
+        }
+        LOG.warn("{} call {} ({} bytes) from {}: {} ({} malformed RPC headers since start; next such line in 10 s at the "
+                + "earliest)", answered ? "Rejecting" : "Dropping", Integer.toUnsignedString(call.getXid()), length,
+                call.getTransport().getRemoteSocketAddress(), fault.description(), malformed.sum());
     }
 
     /**
@@ -298,12 +350,20 @@ public final class RpcCallDispatcher {
         }
     }
 
-    private Outcome receiveReply(int xid, Xdr xdr, RpcTransport transport) {
+    private Outcome receiveReply(int xid, Xdr xdr, int start, RpcTransport transport) {
+        RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(xdr.asBuffer(), start);
         CompletionHandler<RpcReply, RpcTransport> handler = transport.getReplyQueue().get(xid);
         if (handler == null) {
             LOG.info("Dropping a reply from {} with no pending call (xid {})",
                     transport.getRemoteSocketAddress(), Integer.toUnsignedString(xid));
             return Outcome.REPLY_UNMATCHED;
+        }
+        if (fault != RpcHeaderCheck.Fault.NONE) {
+            // The caller learns at once; oncrpc4j never decodes the lengths the reply claims.
+            malformed.increment();
+            handler.failed(new MalformedRpcHeaderException(fault, "the reply from " + transport.getRemoteSocketAddress()
+                    + " to xid " + Integer.toUnsignedString(xid)), transport);
+            return Outcome.REPLY_DELIVERED;
         }
         try {
             handler.completed(new RpcReply(xid, xdr, transport), transport);
@@ -316,6 +376,15 @@ public final class RpcCallDispatcher {
     /** Calls handed to a program since this dispatcher was made. */
     public long dispatchedCalls() {
         return dispatched.sum();
+    }
+
+    /**
+     * Messages whose RPC header {@link RpcHeaderCheck} refused: calls (credential or verifier
+     * malformed, or too short to name a procedure) rejected with AUTH_ERROR or dropped, and
+     * replies whose caller was failed with the fault.
+     */
+    public long malformedCalls() {
+        return malformed.sum();
     }
 
     /** Calls whose program failed (rejected, garbage arguments, system error). */

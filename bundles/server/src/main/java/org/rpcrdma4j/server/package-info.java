@@ -4,13 +4,15 @@
  *
  * <p>{@link org.rpcrdma4j.server.ProgramTable} is the live table of programs;
  * {@link org.rpcrdma4j.server.RpcCallDispatcher} turns a received RPC message into an
- * oncrpc4j call and runs it with the error mapping of oncrpc4j's own dispatcher;
+ * oncrpc4j call and runs it with the error mapping of oncrpc4j's own dispatcher, after
+ * {@link org.rpcrdma4j.server.RpcHeaderCheck} has walked its RPC header (oncrpc4j trusts the
+ * lengths a peer claims);
  * {@link org.rpcrdma4j.server.HostedTransport} is what a transport (oncrpc4j TCP,
  * RPC-over-RDMA) implements to be served; {@link org.rpcrdma4j.server.HostServer} ties them
  * together and is usable without OSGi.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rpcrdma4j.server;
 
 import org.osgi.annotation.bundle.Export;

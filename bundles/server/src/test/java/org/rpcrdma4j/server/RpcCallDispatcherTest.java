@@ -2,17 +2,23 @@ package org.rpcrdma4j.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcRejectStatus;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -230,5 +236,88 @@ class RpcCallDispatcherTest {
         while (transport.sent.isEmpty() && System.nanoTime() - deadline < 0) {
             Thread.sleep(1);
         }
+    }
+
+    /** The head of a denied reply: {xid, MSG_DENIED, AUTH_ERROR, auth_stat}. */
+    private int[] onlyDeniedHead() {
+        assertEquals(1, transport.sent.size(), "exactly one reply sent");
+        ByteBuffer b = transport.sent.get(0).duplicate();
+        int xid = b.getInt();
+        assertEquals(RpcMessages.REPLY, b.getInt());
+        return new int[] {xid, b.getInt(), b.getInt(), b.getInt()};
+    }
+
+    private void assertRejectedUnread(int xid, int authStat, byte[] call) {
+        assertEquals(Outcome.REJECTED, receive(call));
+        assertArrayEquals(new int[] {xid, RpcMessages.MSG_DENIED, RpcRejectStatus.AUTH_ERROR, authStat}, onlyDeniedHead());
+        assertEquals(0, echo.calls.get(), "the program never runs");
+        assertEquals(1, dispatcher.malformedCalls());
+    }
+
+    // Issue #31, D1 (forward): before RpcHeaderCheck, each of these made oncrpc4j allocate the
+    // length the client claimed: OutOfMemoryError ("Requested array size exceeds VM limit")
+    // thrown through receive().
+
+    @Test
+    void aCredentialClaiming2GiBIsRejectedAuthBadcredWithoutAllocatingIt() {
+        assertRejectedUnread(20, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(20, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
+                .auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
+    }
+
+    @Test
+    void anAuthSysMachineNameClaiming2GiBIsRejectedAuthBadcred() {
+        assertRejectedUnread(21, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(21, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
+                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSysClaiming("x", 0x7fff_ffff, 0)).none().bytes());
+    }
+
+    @Test
+    void anAuthSysCredentialClaimingAGigaGidsIsRejectedAuthBadcred() {
+        assertRejectedUnread(22, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(22, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
+                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSysClaiming("x", 1, 0x4000_0000)).none().bytes());
+    }
+
+    @Test
+    void anRpcsecGssHandleClaiming2GiBIsRejectedAuthBadcred() {
+        assertRejectedUnread(23, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(23, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
+                .auth(RpcHeaders.RPCSEC_GSS, RpcHeaders.gss(0x7fff_ffff, new byte[8])).none().bytes());
+    }
+
+    @Test
+    void aVerifierClaiming2GiBIsRejectedAuthBadverf() {
+        assertRejectedUnread(24, RpcAuthStat.AUTH_BADVERF, RpcHeaders.call(24, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
+                .none().auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
+    }
+
+    @Test
+    void aSoundAuthSysCallIsStillServed() {
+        byte[] call = RpcHeaders.call(25, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO)
+                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSys("client.example", 10, 20, 30)).none().words(0).bytes();
+        assertEquals(Outcome.DISPATCHED, receive(call));
+        assertArrayEquals(new int[] {25, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+        assertEquals(0, dispatcher.malformedCalls());
+    }
+
+    @Test
+    void aReplyWhoseVerifierClaims2GiBFailsItsCallerAtOnceNamingTheFault() throws Exception {
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        transport.getReplyQueue().registerKey(26, null, new CompletionHandler<RpcReply, RpcTransport>() {
+            @Override
+            public void completed(RpcReply reply, RpcTransport t) {
+                failure.complete(null);
+            }
+
+            @Override
+            public void failed(Throwable e, RpcTransport t) {
+                failure.complete(e);
+            }
+        });
+        byte[] reply = RpcHeaders.reply(26, RpcMessages.MSG_ACCEPTED).auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0])
+                .words(0).bytes();
+        assertEquals(Outcome.REPLY_DELIVERED, receive(reply));
+        Throwable e = failure.getNow(null);
+        MalformedRpcHeaderException malformed = assertInstanceOf(MalformedRpcHeaderException.class, e);
+        assertEquals(RpcHeaderCheck.Fault.VERIFIER_TOO_LONG, malformed.fault());
+        assertTrue(e.getMessage().contains("400 bytes"), e.getMessage());
+        assertEquals(1, dispatcher.malformedCalls());
     }
 }

@@ -23,7 +23,11 @@ import java.nio.ByteBuffer;
  *     {@code backchannelCredits} receives more than its forward credits for them) and are told
  *     from forward calls by the RPC message type (REPLY), as Linux does. A reply matching an
  *     outstanding backward call goes to {@link RpcCallHandler#onBackchannelReply}; any other is
- *     dropped and counted ({@link Counter#BACKWARD_REPLIES_UNMATCHED}).</li>
+ *     dropped and counted ({@link Counter#BACKWARD_REPLIES_UNMATCHED}). A reply with read
+ *     chunks (RDMA_NOMSG, or a read list), which RFC 8167 does not allow, is never taken for a
+ *     call either: it is dropped as Linux drops it, but the credit of its call comes back at once
+ *     and {@link RpcCallHandler#onBackchannelReplyRefused} is told
+ *     ({@link Counter#BACKWARD_REPLIES_REFUSED}).</li>
  * <li>When the connection closes, every call outstanding or waiting is counted as
  *     {@link Counter#BACKWARD_CALLS_FAILED} and {@link RpcCallHandler#onBackchannelClosed} is
  *     told, once; a reconnecting client gets a new connection with a fresh back channel.</li>

@@ -206,6 +206,18 @@ public enum Counter {
     BACKWARD_CALLS_REFUSED,
     /** Backward calls outstanding or waiting when their connection closed (failed at once). */
     BACKWARD_CALLS_FAILED,
-    /** Replies from the client that match no outstanding backward call (late, duplicate, or never asked for), or carry chunks: dropped. */
-    BACKWARD_REPLIES_UNMATCHED
+    /** Replies from the client that match no outstanding backward call (late, duplicate, or never asked for): dropped. */
+    BACKWARD_REPLIES_UNMATCHED,
+    /**
+     * Replies to outstanding backward calls whose RPC header the header check refused (a verifier
+     * beyond 400 bytes or beyond the message, a truncated header): their call fails at once with
+     * the fault, oncrpc4j decodes nothing of them. Also counted in {@link #BACKWARD_REPLIES}.
+     */
+    BACKWARD_REPLIES_MALFORMED,
+    /**
+     * Replies to outstanding backward calls that came with read chunks (RDMA_NOMSG, or an RDMA_MSG
+     * with a read list), which RFC 8167 does not allow (backward replies are inline only): dropped,
+     * as Linux drops them, their call failed at once and its backward credit given back.
+     */
+    BACKWARD_REPLIES_REFUSED
 }

@@ -35,6 +35,21 @@ public interface RpcCallHandler {
     }
 
     /**
+     * onBackchannelReplyRefused() - the client answered backward call {@code xid} in a form the
+     * transport does not take (with chunks: RFC 8167 backward replies are inline only), so the
+     * reply was dropped and the call's backward credit given back; the caller waiting for it
+     * should fail now rather than at its timeout. Runs on the completion thread: MUST NOT block.
+     *
+     * <p>The default ignores it: a handler that never sends backward calls never gets one.
+     *
+     * @param connection the connection the reply arrived on
+     * @param xid the backward call's xid
+     * @param reason why the reply was refused, for the caller's exception
+     */
+    default void onBackchannelReplyRefused(RdmaConnection connection, int xid, String reason) {
+    }
+
+    /**
      * onBackchannelClosed() - the connection is closing: no backward call on it will be answered
      * (those outstanding or waiting were counted as {@link Counter#BACKWARD_CALLS_FAILED}).
      * Called once per connection that was established, on the completion thread: MUST NOT block.

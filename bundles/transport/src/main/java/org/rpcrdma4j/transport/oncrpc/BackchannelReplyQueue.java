@@ -17,6 +17,8 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.server.MalformedRpcHeaderException;
+import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.slf4j.Logger;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * connection: {@code RpcCall.call(...)} registers each call's handler here before it sends the
  * call through the {@link BackchannelTransport}; the client's reply completes it, matched by xid;
  * a timeout fails it with a {@link TimeoutException} (and gives its backward credit back through
- * {@link Backchannel#forget}); the connection's close fails every handler still registered with
+ * {@link Backchannel#forget}); a reply the transport refused ({@link #refuse}) or whose header is
+ * malformed ({@link #deliver}) fails it at once; the connection's close fails every handler still registered with
  * an {@link EOFException} naming the client, at once.
  *
  * <p>One per connection, so xids of different connections never meet and a close fails exactly
@@ -112,6 +115,12 @@ final class BackchannelReplyQueue extends ReplyQueue {
     /**
      * deliver() - the client's reply to backward call {@code xid}: complete its handler. A reply
      * whose call timed out meanwhile is dropped (its handler already failed).
+     *
+     * <p>The reply's header is walked by {@link RpcHeaderCheck} before oncrpc4j decodes anything
+     * (oncrpc4j allocates whatever verifier length the client claims): a malformed one fails the
+     * handler at once with a {@link MalformedRpcHeaderException} naming the fault. Whatever goes
+     * wrong after the handler was taken (its registration is gone from then on) fails it, down to
+     * an {@link Error}: no failure leaves a caller waiting.
      */
     void deliver(int xid, ByteBuffer message) {
         CompletionHandler<RpcReply, RpcTransport> handler = get(xid);
@@ -120,16 +129,51 @@ final class BackchannelReplyQueue extends ReplyQueue {
                     Integer.toHexString(xid), connection.remoteAddress());
             return;
         }
-        Xdr xdr = new Xdr(message.array());
+        RpcReply reply;
         try {
+            RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message);
+            if (fault != RpcHeaderCheck.Fault.NONE) {
+                fail(handler, xid, new MalformedRpcHeaderException(fault, "the reply from " + connection.remoteAddress()
+                        + " to backward call xid 0x" + Integer.toHexString(xid)));
+                return;
+            }
+            Xdr xdr = new Xdr(message.array());
             xdr.beginDecoding();
             xdr.xdrDecodeInt(); // xid
             xdr.xdrDecodeInt(); // message type: REPLY
-            RpcReply reply = new RpcReply(xid, xdr, transport);
-            handler.completed(reply, transport);
+            reply = new RpcReply(xid, xdr, transport);
         } catch (IOException e) {
-            handler.failed(e, transport);
-        } catch (RuntimeException e) {
+            fail(handler, xid, e);
+            return;
+        } catch (Throwable e) { // the last guard: the handler is ours alone now, it must hear
+            fail(handler, xid, new IOException("the reply from " + connection.remoteAddress() + " to backward call xid 0x"
+                    + Integer.toHexString(xid) + " could not be decoded: " + e, e));
+            return;
+        }
+        try {
+            handler.completed(reply, transport);
+        } catch (Throwable e) {
+            LOG.warn("The handler of backward call xid 0x{} to {} failed", Integer.toHexString(xid), connection.remoteAddress(), e);
+        }
+    }
+
+    /**
+     * refuse() - the client's reply to backward call {@code xid} was dropped by the transport
+     * (it came in a form the transport does not take, and the call's credit is back): fail its
+     * handler now with {@code cause}.
+     */
+    void refuse(int xid, IOException cause) {
+        CompletionHandler<RpcReply, RpcTransport> handler = get(xid);
+        if (handler != null) {
+            fail(handler, xid, cause);
+        }
+    }
+
+    /** fail() - fail a handler taken from the queue; a handler that throws is logged, never rethrown. */
+    private void fail(CompletionHandler<RpcReply, RpcTransport> handler, int xid, Throwable cause) {
+        try {
+            handler.failed(cause, transport);
+        } catch (Throwable e) {
             LOG.warn("The handler of backward call xid 0x{} to {} failed", Integer.toHexString(xid), connection.remoteAddress(), e);
         }
     }
@@ -143,12 +187,7 @@ final class BackchannelReplyQueue extends ReplyQueue {
         for (Integer xid : pending.keySet()) {
             CompletionHandler<RpcReply, RpcTransport> handler = get(xid);
             if (handler != null) {
-                try {
-                    handler.failed(cause, transport);
-                } catch (RuntimeException e) {
-                    LOG.warn("The handler of backward call xid 0x{} to {} failed", Integer.toHexString(xid),
-                            connection.remoteAddress(), e);
-                }
+                fail(handler, xid, cause);
             }
         }
     }
@@ -159,8 +198,8 @@ final class BackchannelReplyQueue extends ReplyQueue {
             return;
         }
         connection.backchannel().forget(xid);
-        handler.failed(new TimeoutException("no reply from " + connection.remoteAddress() + " to backward call xid 0x"
-                + Integer.toHexString(xid) + " within " + timeout + " " + unit), transport);
+        fail(handler, xid, new TimeoutException("no reply from " + connection.remoteAddress() + " to backward call xid 0x"
+                + Integer.toHexString(xid) + " within " + timeout + " " + unit));
     }
 
     private static EOFException eof(IOException cause) {

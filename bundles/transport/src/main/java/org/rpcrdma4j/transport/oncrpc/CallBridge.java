@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import java.io.EOFException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,6 +110,16 @@ final class CallBridge implements RpcCallHandler {
             return;
         }
         runOnBackchannelThread(() -> transport.replies().deliver(xid, rpcReply));
+    }
+
+    @Override
+    public void onBackchannelReplyRefused(RdmaConnection connection, int xid, String reason) {
+        BackchannelTransport transport = backchannels.get(connection);
+        if (transport == null) {
+            return; // no back channel: nobody waits
+        }
+        IOException cause = new IOException(reason);
+        runOnBackchannelThread(() -> transport.replies().refuse(xid, cause));
     }
 
     /** @return the call transports of {@code connection} (on the completion loop, as {@link #onCall}) */

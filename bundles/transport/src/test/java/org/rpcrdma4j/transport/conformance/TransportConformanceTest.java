@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -775,5 +777,51 @@ public abstract class TransportConformanceTest {
         assertEquals(1, stats().get(Counter.CALLS_DROPPED));
         assertFalse(client.isDisconnected(), "a local failure does not close the connection");
         roundTrip(client, CallBuilder.msg(0xb02).inline(CallBuilder.bytes(8, 3))).release();
+    }
+
+    /** An RPC call message of the back channel (AUTH_NONE, one argument word). */
+    private static ByteBuffer backwardCall(int xid) {
+        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(0x4000_0000).putInt(1).putInt(1).putInt(0)
+                .putInt(0).putInt(0).putInt(0).putInt(7).flip();
+    }
+
+    /** An accepted, successful RPC reply message (AUTH_NONE verifier) carrying one word. */
+    private static byte[] backwardReply(int xid) {
+        return ByteBuffer.allocate(28).putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(14).array();
+    }
+
+    @Test
+    void backwardRepliesThroughReadChunksAreRefusedAndGiveTheirCreditBack() throws Exception {
+        // issue #31, D2: a backward reply that came as RDMA_NOMSG (or with a read list) was not
+        // taken as a reply: it went the way of calls (here: delivered to the handler as a call)
+        // and its backward call stayed outstanding, its credit gone for good.
+        start();
+        RawClient client = harness.connect();
+        RdmaConnection connection = harness.transport().connections().get(0);
+        for (int i = 0; i < 2; i++) {
+            int xid = 0xc01 + i;
+            assertEquals(Backchannel.SendOutcome.QUEUED, connection.backchannel().send(backwardCall(xid)));
+            harness.settle();
+            assertEquals(1, connection.backchannel().outstanding(), "backward call " + i + " is out");
+            CallBuilder reply = i == 0
+                    ? CallBuilder.nomsg(xid).inline(backwardReply(xid)) // the whole reply in a position-zero chunk
+                    : CallBuilder.msg(xid).inline(Arrays.copyOf(backwardReply(xid), 24)).chunk(new byte[] {0, 0, 0, 14});
+            reply.send(client, 0);
+            harness.settle();
+            assertEquals(0, handler.size(), "reply " + i + " is never taken for a call");
+            assertEquals(0, connection.backchannel().outstanding(), "reply " + i + " gave its credit back");
+            assertEquals(List.of(xid), handler.takeRefusedReplies(), "the handler is told, to fail the caller at once");
+        }
+        assertEquals(2, stats().get(Counter.BACKWARD_REPLIES_REFUSED));
+        assertEquals(0, stats().get(Counter.BACKWARD_REPLIES_UNMATCHED));
+        // The back channel serves on: a third call, answered inline, is matched.
+        assertEquals(Backchannel.SendOutcome.QUEUED, connection.backchannel().send(backwardCall(0xc03)));
+        harness.settle();
+        CallBuilder.msg(0xc03).inline(backwardReply(0xc03)).send(client, 0);
+        harness.settle();
+        assertEquals(List.of(0xc03), handler.takeBackwardReplies());
+        assertEquals(0, connection.backchannel().outstanding());
+        assertEquals(3, stats().get(Counter.BACKWARD_CALLS));
+        assertEquals(1, stats().get(Counter.BACKWARD_REPLIES));
     }
 }

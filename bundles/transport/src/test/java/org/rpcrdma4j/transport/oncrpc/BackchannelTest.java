@@ -30,6 +30,8 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.server.MalformedRpcHeaderException;
+import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -320,6 +322,73 @@ class BackchannelTest {
         await(() -> counter(Counter.BACKWARD_REPLIES) == Backchannel.MAX_WAITING + 1, "every queued call was answered in turn");
         assertEquals(0, channel.waiting());
         assertEquals(0, client.statistics().backwardCallsDropped(), "never more than the client's one credit at once");
+    }
+
+    // Issue #31, D1 (backward): oncrpc4j decoded the reply's verifier at the length the client
+    // claimed; ~2^31 bytes threw OutOfMemoryError on the back-channel thread, which swallowed it,
+    // so a callback without a timeout never returned.
+    @Test
+    void aBackwardReplyWhoseVerifierClaims2GiBFailsItsCallAtOnceNamingTheFault() throws Exception {
+        AtomicInteger answers = new AtomicInteger();
+        RpcRdmaClient client = client(call -> {
+            if (answers.incrementAndGet() > 1) {
+                return doubling(call);
+            }
+            ByteBuffer reply = doubling(call);
+            return reply.putInt(16, 0x7fff_ffff); // the verifier's length
+        }, 2);
+        // No timeout: only the reply can end this callback.
+        int[] result = outcome(client.await(callback(client, 3, 0, 0), TIMEOUT));
+        assertEquals(CallbackProgram.REFUSED, result[0], "failures: " + program.failures);
+        MalformedRpcHeaderException failure = assertInstanceOf(MalformedRpcHeaderException.class, program.failures.poll());
+        assertEquals(RpcHeaderCheck.Fault.VERIFIER_TOO_LONG, failure.fault());
+        assertTrue(failure.getMessage().contains("backward call"), failure.getMessage());
+        assertEquals(1, counter(Counter.BACKWARD_REPLIES_MALFORMED));
+        Backchannel channel = rdma.connections().get(0).backchannel();
+        assertEquals(0, channel.outstanding(), "the malformed reply gave its credit back");
+        int[] next = outcome(client.await(callback(client, 4, 0, 0), TIMEOUT));
+        assertEquals(CallbackProgram.OK, next[0], "failures: " + program.failures);
+        assertEquals(8, next[1]);
+    }
+
+    // Issue #31, D2: a backward reply with chunks went the forward way, completed its call
+    // through the reply queue, and never gave its backward credit back: with the one credit
+    // in force before a first inline reply, the second callback was never even sent.
+    @Test
+    void backwardRepliesWithChunksAreRefusedTheirCallsFailAtOnceAndTheirCreditsComeBack() throws Exception {
+        RpcRdmaClient[] self = new RpcRdmaClient[1];
+        AtomicInteger answers = new AtomicInteger();
+        RpcRdmaClient client = client(call -> {
+            int n = answers.incrementAndGet();
+            if (n > 2) {
+                return doubling(call);
+            }
+            // RDMA_MSG with the result in a read chunk. (An RDMA_NOMSG reply needs a registration
+            // strategy to be READ, which this module has none of: TransportConformanceTest sends
+            // one in the strategies' modules.)
+            CallRequest chunked = CallRequest.builder(doubling(call)).readChunk(24, 4).expectNoReply().build();
+            self[0].await(self[0].call(chunked), TIMEOUT);
+            return null; // answered already
+        }, 2);
+        self[0] = client;
+        Backchannel channel = rdma.connections().get(0).backchannel();
+        for (int i = 1; i <= 2; i++) {
+            // No timeout: before the fix only the credit's return could have let the second one out.
+            int[] result = outcome(client.await(callback(client, i, 0, 0), TIMEOUT));
+            assertEquals(CallbackProgram.REFUSED, result[0], "reply " + i + " refused; failures: " + program.failures);
+            Throwable failure = program.failures.poll();
+            assertInstanceOf(IOException.class, failure);
+            assertTrue(failure.getMessage().contains("inline only"), failure.getMessage());
+            assertEquals(0, channel.outstanding(), "reply " + i + " gave its credit back");
+        }
+        assertEquals(2, counter(Counter.BACKWARD_REPLIES_REFUSED));
+        assertEquals(3, counter(Counter.CALLS_DELIVERED), "neither reply was taken for a call (3: the NULL, two CALLBACKs)");
+        int[] third = outcome(client.await(callback(client, 7, 0, 0), TIMEOUT));
+        assertEquals(CallbackProgram.OK, third[0], "failures: " + program.failures);
+        assertEquals(14, third[1]);
+        assertEquals(0, channel.outstanding());
+        assertEquals(3, counter(Counter.BACKWARD_CALLS));
+        assertEquals(1, counter(Counter.BACKWARD_REPLIES));
     }
 
     /** A CB_DOUBLE call message as oncrpc4j would encode it (AUTH_NONE), argument 1. */

@@ -121,6 +121,25 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void aCallWhoseCredentialClaims2GiBIsDeniedAuthBadcredAndTheConnectionServesOn() throws Exception {
+        // issue #31, D1 (forward): oncrpc4j allocated the credential's claimed length while
+        // decoding the header: OutOfMemoryError on the thread serving the call, and no answer.
+        RpcRdmaClient client = client();
+        int xid = xids.incrementAndGet();
+        ByteBuffer hostile = ByteBuffer.allocate(32).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
+                .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(0).putInt(0x7fff_ffff).flip();
+        RpcReply denied = client.call(CallRequest.builder(hostile).build(), TIMEOUT);
+        ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
+        assertEquals(xid, head.getInt(0));
+        assertEquals(1, head.getInt(8), "MSG_DENIED");
+        assertEquals(1, head.getInt(12), "AUTH_ERROR");
+        assertEquals(1, head.getInt(16), "AUTH_BADCRED");
+        assertEquals(1, host.dispatcher().malformedCalls());
+        RpcReply next = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
+    }
+
+    @Test
     void aDdpItemGoesToTheWriteChunkAndTheRestInline() throws Exception {
         RpcRdmaClient client = client();
         int n = (1 << 20) + 3;

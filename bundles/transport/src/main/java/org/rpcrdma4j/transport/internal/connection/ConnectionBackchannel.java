@@ -4,10 +4,12 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -200,6 +202,10 @@ public final class ConnectionBackchannel implements Backchannel {
      * it: match it to its call, take the client's credit grant, hand a copy to the handler.
      * Completion thread only.
      *
+     * <p>A reply with a read list is refused ({@link #refuseReply}); one whose RPC header
+     * {@link RpcHeaderCheck} refuses is counted as {@link Counter#BACKWARD_REPLIES_MALFORMED} and
+     * still handed on, for the handler to fail its call with the fault.
+     *
      * <p>Ownership: the context stays the caller's (it recycles it when this returns true).
      *
      * @return true when the message was a reply (handled or dropped and counted); false when it
@@ -212,10 +218,13 @@ public final class ConnectionBackchannel implements Backchannel {
             return false;
         }
         int xid = header.xid();
+        if (!header.readList().isEmpty()) {
+            refuseReply(xid, "it came with a read list");
+            return true;
+        }
         boolean matched;
         synchronized (this) {
-            // A reply with chunks is not a backward reply this side can take (RFC 8167: inline only).
-            matched = header.readList().isEmpty() && outstanding.remove(xid);
+            matched = outstanding.remove(xid);
             if (matched) {
                 int grant = header.credits();
                 credits = Math.max(1, Math.min(grant, maxCredits));
@@ -228,12 +237,77 @@ public final class ConnectionBackchannel implements Backchannel {
         counters.increment(Counter.BACKWARD_REPLIES);
         ByteBuffer reply = ByteBuffer.allocate(header.bodyLength());
         reply.put(0, ctx.buffer(), header.bodyOffset(), header.bodyLength());
+        if (RpcHeaderCheck.checkReply(reply) != RpcHeaderCheck.Fault.NONE) {
+            counters.increment(Counter.BACKWARD_REPLIES_MALFORMED);
+        }
         try {
             loop.handler().onBackchannelReply(connection, xid, reply);
         } catch (RuntimeException e) {
             counters.increment(Counter.HANDLER_ERRORS);
         }
         return true;
+    }
+
+    /**
+     * takeAssembledReply() - if this message, which came with read chunks and whose READs
+     * completed, is an RPC reply (an RDMA_NOMSG reply, or an RDMA_MSG whose inline part was too
+     * short to tell), refuse it: it never goes the way of calls. Completion thread only.
+     *
+     * <p>Ownership: the context stays the caller's (it recycles it when this returns true).
+     *
+     * @return true when the message was a reply (refused or unmatched, counted); false for a call
+     */
+    public boolean takeAssembledReply(ReceiveContext ctx) {
+        if (ctx.bodyLength() < RPC_HEADER_BYTES || bodyInt(ctx.body(), Integer.BYTES) != RPC_REPLY) {
+            return false;
+        }
+        refuseReply(ctx.header().xid(), "it came through read chunks (RDMA_NOMSG or a read list)");
+        return true;
+    }
+
+    /**
+     * refuseReply() - a reply in a form RFC 8167 does not allow (backward replies are inline
+     * only): dropped, as Linux drops it; if its call is outstanding, the call's credit comes back
+     * now and the handler is told, so its caller fails at once instead of at its timeout (or
+     * never, without one).
+     */
+    private void refuseReply(int xid, String why) {
+        boolean known;
+        synchronized (this) {
+            known = outstanding.remove(xid);
+        }
+        if (!known) {
+            counters.increment(Counter.BACKWARD_REPLIES_UNMATCHED);
+            return;
+        }
+        counters.increment(Counter.BACKWARD_REPLIES_REFUSED);
+        try {
+            loop.handler().onBackchannelReplyRefused(connection, xid, "the reply from " + connection.remoteAddress()
+                    + " to backward call xid 0x" + Integer.toHexString(xid) + " was dropped: " + why
+                    + ", and RFC 8167 backward replies are inline only");
+        } catch (RuntimeException e) {
+            counters.increment(Counter.HANDLER_ERRORS);
+        }
+    }
+
+    /** @return the big-endian int at {@code offset} of a body of several views */
+    private static int bodyInt(List<ByteBuffer> body, int offset) {
+        int value = 0;
+        int need = Integer.BYTES;
+        int skip = offset;
+        for (int i = 0; i < body.size() && need > 0; i++) {
+            ByteBuffer view = body.get(i);
+            int n = view.remaining();
+            if (skip >= n) {
+                skip -= n;
+                continue;
+            }
+            for (int at = view.position() + skip; at < view.limit() && need > 0; at++, need--) {
+                value = value << 8 | (view.get(at) & 0xff);
+            }
+            skip = 0;
+        }
+        return value;
     }
 
     /**

@@ -153,6 +153,11 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
             return;
         }
         CallAssembler.assemble(ctx);
+        if (backchannel.takeAssembledReply(ctx)) {
+            // An RPC reply with chunks (RDMA_NOMSG): refused, never taken for a call.
+            receivePool.recycle(ctx);
+            return;
+        }
         deliver(ctx);
     }
 

@@ -347,7 +347,7 @@ def report(args):
       "Debian 12 guest under qemu TCG (software CPU): absolute numbers measure the emulated CPU; compare the rows of "
       "one report (README, \"Reading the report\")." % (
           meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "",
-          " (and NFSv4.1: the nfs4 phase)" if "nfs4" in wanted else "", meta.get("date", "")))
+          meta.get("date", ""), " (and NFSv4.1: the nfs4 phase)" if "nfs4" in wanted else ""))
     w("")
     w("| | |")
     w("|---|---|")

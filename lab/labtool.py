@@ -85,7 +85,12 @@ JOBS = [("seqwrite", "write", "seq. write 1 MiB, QD16"), ("seqread", "read", "se
 
 
 def label(key):
-    """knfsd.rxe -> knfsd/rxe, tcp -> our TCP, lkey.siw -> our RDMA lkey/siw, rdma.rxe -> our RDMA/rxe."""
+    """knfsd.rxe -> knfsd/rxe, tcp -> our TCP, lkey.siw -> our RDMA lkey/siw, rdma.rxe -> our RDMA/rxe;
+    NFSv4.1 (the nfs4 phase): knfsd4.rxe -> knfsd NFSv4.1/rxe, nfs4.lkey.rxe -> nfs4j NFSv4.1 RDMA lkey/rxe."""
+    if key.startswith("nfs4."):
+        return "nfs4j NFSv4.1 " + label(key[len("nfs4."):])[len("our "):]
+    if key.startswith("knfsd4."):
+        return "knfsd NFSv4.1/" + key[len("knfsd4."):]
     base, _, fab = key.partition(".")
     name = {"knfsd": "knfsd", "tcp": "our TCP", "lkey": "our RDMA lkey", "frmr": "our RDMA frmr",
             "switch": "our RDMA lkey→frmr", "rdma": "our RDMA", "jvm": "our JVM (TCP + RDMA)"}.get(base, base)
@@ -338,10 +343,11 @@ def report(args):
     w = L.append
     w("# Lab: the Linux kernel NFS client over soft-RDMA (rxe and siw) — %s" % meta.get("name", ""))
     w("")
-    w("`lab/run` of commit `%s`%s, %s. NFSv3; the Linux kernel client, the servers and the soft-RDMA devices in one "
+    w("`lab/run` of commit `%s`%s, %s. NFSv3%s; the Linux kernel client, the servers and the soft-RDMA devices in one "
       "Debian 12 guest under qemu TCG (software CPU): absolute numbers measure the emulated CPU; compare the rows of "
       "one report (README, \"Reading the report\")." % (
-          meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "", meta.get("date", "")))
+          meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "",
+          meta.get("date", ""), " (and NFSv4.1: the nfs4 phase)" if "nfs4" in wanted else ""))
     w("")
     w("| | |")
     w("|---|---|")
@@ -388,13 +394,17 @@ def report(args):
     keys.append("tcp")
     for f in fabrics:
         keys += ["lkey." + f, "frmr." + f]
+    if "nfs4" in wanted:
+        keys += ["knfsd4." + f for f in fabrics] + ["nfs4.tcp"]
+        for f in fabrics:
+            keys += ["nfs4.lkey." + f, "nfs4.frmr." + f]
     w("## Servers")
     w("")
     w("| server | status | what |")
     w("|---|---|---|")
     missing, failed = [], []
     for k in keys:
-        ph = {"knfsd": "knfsd", "tcp": "tcp"}.get(k.split(".")[0], "rdma")
+        ph = {"knfsd": "knfsd", "tcp": "tcp", "knfsd4": "nfs4", "nfs4": "nfs4"}.get(k.split(".")[0], "rdma")
         # A server the chosen phases did not measure may still have been started (the faults
         # phase starts ours): a failure it recorded counts, whatever --phases said.
         if ph not in wanted and servers.get(k, ("",))[0] != "failed":
@@ -413,7 +423,8 @@ def report(args):
             failed.append(k)
             w("| %s | **FAILED** | %s |" % (label(k), what))
     w("")
-    ran = [k for k in keys if servers.get(k, ("",))[0] == "available"]
+    # the servers fio measured (the nfs4 phase's run the data checks only)
+    ran = [k for k in keys if servers.get(k, ("",))[0] == "available" and not k.startswith(("nfs4.", "knfsd4."))]
 
     # ---------------------------------------------------------------- perftest
     w("## The fabric's own limit (perftest)")
@@ -823,6 +834,23 @@ def report(args):
                 w("  | %s %s | %s |" % (m.group(2), m.group(3).replace("|", "\\|"), "ok" if m.group(1) == "ok" else "**not ok**"))
         w("")
     w("")
+    backchannels = [r + [""] * 6 for r in recs if r[0] == "backchannel"]
+    if "nfs4" in wanted:
+        w("## NFSv4.1 callbacks over the RDMA back channel (RFC 8167)")
+        w("")
+        w("nfs4j's CREATE_SESSION calls the client back (CB_NULL) on the session's back channel, over RDMA the "
+          "client's own connection, and waits for the answer before it replies. Our transport's counters of the "
+          "open connection(s), read through `rpcrdma:connections -v` while the lkey mount of each fabric was up; "
+          "both must be above 0.")
+        w("")
+        if not backchannels:
+            w("Not recorded.")
+        else:
+            w("| server | BACKWARD_CALLS | BACKWARD_REPLIES | BACKWARD_TIMEOUTS | BACKWARD_CALLS_FAILED | output |")
+            w("|---|---:|---:|---:|---:|---|")
+            for b in backchannels:
+                w("| %s | %s | %s | %s | %s | %s |" % (label(b[1]), b[2], b[3], b[4], b[5], b[6]))
+        w("")
     w("## `rpcrdma:transports` after the RDMA workloads")
     w("")
     if not transports:

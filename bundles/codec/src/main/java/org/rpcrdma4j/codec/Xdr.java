@@ -61,4 +61,32 @@ public final class Xdr {
     public static int wordsToBytes(int words) {
         return words * UNIT_BYTES;
     }
+
+    /**
+     * intAt() - the big-endian int at {@code offset} of a message held in several views (an RPC
+     * body in receive buffers and READ sinks), read across view boundaries; each view from its
+     * position to its limit, nothing moved.
+     *
+     * @param views the message's views in order
+     * @param offset the int's byte offset in the whole message; the caller knows 4 bytes are there
+     * @return the value
+     */
+    public static int intAt(java.util.List<java.nio.ByteBuffer> views, int offset) {
+        int value = 0;
+        int need = UNIT_BYTES;
+        int skip = offset;
+        for (int i = 0; i < views.size() && need > 0; i++) {
+            java.nio.ByteBuffer view = views.get(i);
+            int n = view.remaining();
+            if (skip >= n) {
+                skip -= n;
+                continue;
+            }
+            for (int at = view.position() + skip; at < view.limit() && need > 0; at++, need--) {
+                value = value << 8 | (view.get(at) & 0xff);
+            }
+            skip = 0;
+        }
+        return value;
+    }
 }

@@ -16,6 +16,7 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -205,9 +206,9 @@ final class CallBridge implements RpcCallHandler {
         }
         List<ByteBuffer> body = call.body();
         boolean hasTarget = call.bodyLength() >= CALL_TARGET_BYTES;
-        int program = hasTarget ? bodyInt(body, 12) : -1;
-        int version = hasTarget ? bodyInt(body, 16) : -1;
-        int procedure = hasTarget ? bodyInt(body, 20) : -1;
+        int program = hasTarget ? Xdr.intAt(body, 12) : -1;
+        int version = hasTarget ? Xdr.intAt(body, 16) : -1;
+        int procedure = hasTarget ? Xdr.intAt(body, 20) : -1;
         ReplyCache.Key key = null;
         if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure)) {
             key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body, call.bodyLength());
@@ -387,23 +388,4 @@ final class CallBridge implements RpcCallHandler {
         return composite;
     }
 
-    /** @return the big-endian int at {@code offset} of the body, read across its views */
-    static int bodyInt(List<ByteBuffer> body, int offset) {
-        int value = 0;
-        int need = Integer.BYTES;
-        int skip = offset;
-        for (int i = 0; i < body.size() && need > 0; i++) {
-            ByteBuffer view = body.get(i);
-            int n = view.remaining();
-            if (skip >= n) {
-                skip -= n;
-                continue;
-            }
-            for (int at = view.position() + skip; at < view.limit() && need > 0; at++, need--) {
-                value = value << 8 | (view.get(at) & 0xff);
-            }
-            skip = 0;
-        }
-        return value;
-    }
 }

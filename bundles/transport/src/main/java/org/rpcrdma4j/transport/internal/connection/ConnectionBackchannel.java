@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -258,7 +259,7 @@ public final class ConnectionBackchannel implements Backchannel {
      * @return true when the message was a reply (refused or unmatched, counted); false for a call
      */
     public boolean takeAssembledReply(ReceiveContext ctx) {
-        if (ctx.bodyLength() < RPC_HEADER_BYTES || bodyInt(ctx.body(), Integer.BYTES) != RPC_REPLY) {
+        if (ctx.bodyLength() < RPC_HEADER_BYTES || Xdr.intAt(ctx.body(), Integer.BYTES) != RPC_REPLY) {
             return false;
         }
         refuseReply(ctx.header().xid(), "it came through read chunks (RDMA_NOMSG or a read list)");
@@ -290,25 +291,6 @@ public final class ConnectionBackchannel implements Backchannel {
         }
     }
 
-    /** @return the big-endian int at {@code offset} of a body of several views */
-    private static int bodyInt(List<ByteBuffer> body, int offset) {
-        int value = 0;
-        int need = Integer.BYTES;
-        int skip = offset;
-        for (int i = 0; i < body.size() && need > 0; i++) {
-            ByteBuffer view = body.get(i);
-            int n = view.remaining();
-            if (skip >= n) {
-                skip -= n;
-                continue;
-            }
-            for (int at = view.position() + skip; at < view.limit() && need > 0; at++, need--) {
-                value = value << 8 | (view.get(at) & 0xff);
-            }
-            skip = 0;
-        }
-        return value;
-    }
 
     /**
      * close() - the connection is closing: every call outstanding or waiting fails (counted),

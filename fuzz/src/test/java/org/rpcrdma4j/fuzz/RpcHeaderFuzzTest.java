@@ -1,21 +1,16 @@
 package org.rpcrdma4j.fuzz;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.CompletionHandler;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.dcache.oncrpc4j.rpc.RpcTransport;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.server.CapturingTransport;
 import org.rpcrdma4j.server.ProgramTable;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -44,7 +39,7 @@ class RpcHeaderFuzzTest {
     private static final int VERSION = 4;
     private static final int[] FLAVORS = {0, 1, 6, 7, 2, 3, 390003};
     /** One for every input: oncrpc4j's ReplyQueue is not worth making per input. */
-    private static final Transport TRANSPORT = new Transport();
+    private static final CapturingTransport TRANSPORT = new CapturingTransport();
     static {
         // The dispatcher logs some refusals per call at INFO (RPC_MISMATCH, replies to nothing):
         // hundreds of MB a minute at the fuzzer's rate. Its rate-limited WARN lines stay.
@@ -68,7 +63,7 @@ class RpcHeaderFuzzTest {
         long malformedBefore = dispatcher.malformedCalls();
         VoidProgram program = PROGRAM_CODE;
         program.calls = 0;
-        Transport transport = TRANSPORT;
+        CapturingTransport transport = TRANSPORT;
         transport.sent.clear();
         RpcHeaderCheck.Fault fault = message.length >= 8 && ByteBuffer.wrap(message).getInt(4) == 0
                 ? RpcHeaderCheck.checkCall(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, message), 0)
@@ -174,57 +169,6 @@ class RpcHeaderFuzzTest {
         public void dispatchOncRpcCall(RpcCall call) throws IOException {
             calls++;
             call.reply(XdrVoid.XDR_VOID);
-        }
-    }
-
-    /** Keeps the replies; as over RDMA, no TLS. */
-    private static final class Transport implements RpcTransport {
-        final List<ByteBuffer> sent = new ArrayList<>();
-        private final ReplyQueue replies = new ReplyQueue();
-        private final InetSocketAddress local = new InetSocketAddress(20049);
-        private final InetSocketAddress peer = new InetSocketAddress(40001);
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public InetSocketAddress getLocalSocketAddress() {
-            return local;
-        }
-
-        @Override
-        public InetSocketAddress getRemoteSocketAddress() {
-            return peer;
-        }
-
-        @Override
-        public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
-            ByteBuffer b = xdr.asBuffer().toByteBuffer();
-            ByteBuffer copy = ByteBuffer.allocate(b.remaining()).put(b.duplicate()).flip();
-            sent.add(copy);
-            handler.completed(copy.remaining(), attachment);
-        }
-
-        @Override
-        public ReplyQueue getReplyQueue() {
-            return replies;
-        }
-
-        @Override
-        public RpcTransport getPeerTransport() {
-            return this;
-        }
-
-        @Override
-        public void startTLS() {
-            throw new IllegalStateException("no TLS");
-        }
-
-        @Override
-        public boolean isTLS() {
-            return false;
         }
     }
 }

@@ -13,9 +13,10 @@ import org.dcache.oncrpc4j.xdr.Xdr;
  * An oncrpc4j transport that keeps what is sent through it, so tests can decode the
  * replies byte by byte. Not a mock: the real oncrpc4j call, reply and XDR classes run.
  */
-class CapturingTransport implements RpcTransport {
+public class CapturingTransport implements RpcTransport {
 
-    final List<ByteBuffer> sent = new CopyOnWriteArrayList<>();
+    /** What was sent, each a copy, in order. */
+    public final List<ByteBuffer> sent = new CopyOnWriteArrayList<>();
     private final ReplyQueue replyQueue = new ReplyQueue();
     private final InetSocketAddress peer = new InetSocketAddress("192.0.2.7", 700);
     private final InetSocketAddress local = new InetSocketAddress("192.0.2.1", 20049);

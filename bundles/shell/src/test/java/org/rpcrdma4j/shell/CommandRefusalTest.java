@@ -20,17 +20,7 @@ class CommandRefusalTest {
             + "credits = abc: not a whole number; the RDMA transport is not serving until it is corrected", null);
 
     private static RdmaTransportStatus status(String state, String refusal) {
-        return new RdmaTransportStatus() {
-            @Override
-            public String state() {
-                return state;
-            }
-
-            @Override
-            public String refusal() {
-                return refusal;
-            }
-        };
+        return RdmaTransportStatus.of(state, refusal);
     }
 
     private static void inject(Object command, String field, Object value) throws ReflectiveOperationException {

@@ -20,4 +20,23 @@ public interface RdmaTransportStatus {
      *     refused, naming the property and the value; null when it was accepted
      */
     String refusal();
+
+    /**
+     * @param state what {@link #state()} returns
+     * @param refusal what {@link #refusal()} returns, or null
+     * @return a fixed status (a snapshot, or a stand-in where no transport runs)
+     */
+    static RdmaTransportStatus of(String state, String refusal) {
+        return new RdmaTransportStatus() {
+            @Override
+            public String state() {
+                return state;
+            }
+
+            @Override
+            public String refusal() {
+                return refusal;
+            }
+        };
+    }
 }

@@ -234,9 +234,16 @@ public final class RpcCallDispatcher {
 
     /**
      * refuseMalformed() - a call whose header {@link RpcHeaderCheck} refused: answered AUTH_ERROR
-     * when the header up to the procedure is sound, else dropped; counted either way.
+     * when the header up to the procedure is sound, else dropped; counted either way. Public for
+     * transports that dispatch through oncrpc4j itself and check headers before it decodes
+     * them (the oncrpc4j TCP service's {@code RpcHeaderCheckFilter}).
+     *
+     * @param call the call, not decoded beyond its xid
+     * @param fault what {@link RpcHeaderCheck#checkCall} found
+     * @param length the message's length, for the log
+     * @return {@link Outcome#REJECTED} or {@link Outcome#GARBAGE} (dropped)
      */
-    private Outcome refuseMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length) {
+    public Outcome refuseMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length) {
         malformed.increment();
         boolean answered = fault != RpcHeaderCheck.Fault.TRUNCATED && fault != RpcHeaderCheck.Fault.WRONG_MESSAGE_TYPE;
         logMalformed(call, fault, length, answered);
@@ -247,16 +254,33 @@ public final class RpcCallDispatcher {
         return Outcome.REJECTED;
     }
 
+    /**
+     * refusedMalformedReply() - counts and logs a backward-direction reply whose header
+     * {@link RpcHeaderCheck#checkReply} refused, for transports that fail its caller themselves.
+     */
+    public void refusedMalformedReply(int xid, Object from, RpcHeaderCheck.Fault fault) {
+        malformed.increment();
+        if (mayLogMalformed()) {
+            LOG.warn("Failing the call waiting for reply {} from {}: {} ({} malformed RPC headers since start; next such "
+                    + "line in 10 s at the earliest)", Integer.toUnsignedString(xid), from, fault.description(),
+                    malformed.sum());
+        }
+    }
+
     /** logMalformed() - one line per 10 seconds at most: a hostile peer must not flood the log. */
     private void logMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length, boolean answered) {
-        long now = System.nanoTime();
-        long next = nextMalformedLog.get();
-        if (now - next < 0 || !nextMalformedLog.compareAndSet(next, now + MALFORMED_LOG_INTERVAL_NANOS)) {
+        if (!mayLogMalformed()) {
             return;
         }
         LOG.warn("{} call {} ({} bytes) from {}: {} ({} malformed RPC headers since start; next such line in 10 s at the "
                 + "earliest)", answered ? "Rejecting" : "Dropping", Integer.toUnsignedString(call.getXid()), length,
                 call.getTransport().getRemoteSocketAddress(), fault.description(), malformed.sum());
+    }
+
+    private boolean mayLogMalformed() {
+        long now = System.nanoTime();
+        long next = nextMalformedLog.get();
+        return now - next >= 0 && nextMalformedLog.compareAndSet(next, now + MALFORMED_LOG_INTERVAL_NANOS);
     }
 
     /**

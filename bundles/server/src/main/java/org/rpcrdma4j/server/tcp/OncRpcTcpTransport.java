@@ -1,16 +1,26 @@
 package org.rpcrdma4j.server.tcp;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
 import org.dcache.oncrpc4j.rpc.OncRpcSvcBuilder;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcMessageParserTCP;
 import org.dcache.oncrpc4j.rpc.net.IpProtocolType;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.Transport;
+import org.glassfish.grizzly.filterchain.Filter;
+import org.glassfish.grizzly.filterchain.FilterChain;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.server.ProgramTable;
 import org.rpcrdma4j.server.RpcCallDispatcher;
@@ -23,6 +33,14 @@ import org.slf4j.LoggerFactory;
  * <p>oncrpc4j dispatches TCP calls itself (its Grizzly filter chain and worker pool), with
  * the same error mapping as {@link RpcCallDispatcher}. Nothing is published to a portmapper:
  * clients are told the port (NFS over TCP: 2049 by convention).
+ *
+ * <p>What a peer claims is checked before oncrpc4j acts on it, as over RDMA: a
+ * {@link RecordSizeGuard} before oncrpc4j's record parser closes a connection whose record
+ * claims more than {@link RecordSizeGuard#MAX_RECORD_BYTES}, and an {@link RpcHeaderCheckFilter}
+ * after it refuses calls and replies whose credential or verifier lengths are malformed.
+ * oncrpc4j's builder has no place for filters of our own, so they go into the chain it built:
+ * its transports are read from the service (a private field) and given a new chain with the
+ * two filters. The service is not started without them.
  */
 public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.Listener {
 
@@ -36,6 +54,8 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
     private final int port;
     private OncRpcSvc service;
     private ProgramTable programs;
+    private RpcHeaderCheckFilter headerCheck;
+    private final RecordSizeGuard recordGuard = new RecordSizeGuard();
 
     /**
      * @param bindAddress the local address to listen on ("0.0.0.0" for every IPv4 address,
@@ -91,30 +111,106 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
                 .withWorkerThreadIoStrategy()
                 .withServiceName("rpcrdma4j-tcp")
                 .build();
+        RpcHeaderCheckFilter check = new RpcHeaderCheckFilter(dispatcher);
         synchronized (this) {
             if (service != null) {
                 throw new IllegalStateException("TCP transport already started");
             }
             svc.start();
+            try {
+                guardFilterChains(svc, check);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                svc.stop();
+                check.shutdown();
+                throw new IOException("The oncrpc4j TCP service cannot be served without rpcrdma4j's record size and RPC "
+                        + "header checks, and they could not be put into its filter chain (is this the oncrpc4j version "
+                        + "the feature names?): " + e, e);
+            }
             service = svc;
+            headerCheck = check;
             programs = dispatcher.programs();
         }
         dispatcher.programs().addListener(this);
+    }
+
+    /**
+     * guardFilterChains() - gives each of the service's Grizzly transports (and the listening
+     * connections bound from them) a chain with {@link RecordSizeGuard} just before oncrpc4j's
+     * record parser and the header check just after it. Called right after the service started,
+     * before any program is registered: a connection accepted in between is guarded from its next
+     * read on.
+     */
+    private void guardFilterChains(OncRpcSvc svc, RpcHeaderCheckFilter check) throws ReflectiveOperationException {
+        for (Object transport : (Collection<?>) privateField(svc, "_transports")) {
+            Transport grizzly = (Transport) transport;
+            grizzly.setProcessor(guarded((FilterChain) grizzly.getProcessor(), check));
+        }
+        for (Object bound : (Collection<?>) privateField(svc, "_boundConnections")) {
+            Connection<?> listening = (Connection<?>) bound;
+            if (listening.getProcessor() instanceof FilterChain chain) {
+                listening.setProcessor(guarded(chain, check));
+            }
+        }
+    }
+
+    private static Object privateField(OncRpcSvc svc, String name) throws ReflectiveOperationException {
+        Field field = OncRpcSvc.class.getDeclaredField(name);
+        field.setAccessible(true);
+        return field.get(svc);
+    }
+
+    private FilterChain guarded(FilterChain chain, RpcHeaderCheckFilter check) {
+        List<Filter> filters = new ArrayList<>();
+        for (Filter filter : chain) {
+            if (filter instanceof RecordSizeGuard || filter instanceof RpcHeaderCheckFilter) {
+                continue; // already guarded (a listening connection sharing its transport's chain)
+            }
+            if (filter instanceof RpcMessageParserTCP) {
+                filters.add(recordGuard);
+                filters.add(filter);
+                filters.add(check);
+            } else {
+                filters.add(filter);
+            }
+        }
+        if (filters.size() != chain.size() + 2 - guards(chain)) {
+            throw new IllegalStateException("oncrpc4j's TCP filter chain has no RpcMessageParserTCP: " + chain);
+        }
+        return FilterChainBuilder.stateless().addAll(filters).build();
+    }
+
+    private static int guards(FilterChain chain) {
+        int n = 0;
+        for (Filter filter : chain) {
+            if (filter instanceof RecordSizeGuard || filter instanceof RpcHeaderCheckFilter) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Connections closed because a record claimed more than {@link RecordSizeGuard#MAX_RECORD_BYTES}. */
+    public long refusedRecords() {
+        return recordGuard.refusedRecords();
     }
 
     @Override
     public void stop() {
         OncRpcSvc svc;
         ProgramTable table;
+        RpcHeaderCheckFilter check;
         synchronized (this) {
             svc = service;
             table = programs;
+            check = headerCheck;
             service = null;
             programs = null;
+            headerCheck = null;
         }
         if (svc == null) {
             return;
         }
+        check.shutdown();
         table.removeListener(this);
         InetSocketAddress listening = svc.getInetSocketAddress(IpProtocolType.TCP);
         try {

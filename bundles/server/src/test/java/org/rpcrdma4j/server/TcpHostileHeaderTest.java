@@ -1,0 +1,244 @@
+package org.rpcrdma4j.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
+import org.rpcrdma4j.server.tcp.RecordSizeGuard;
+
+/**
+ * A hostile client over oncrpc4j's TCP service: the lengths an RPC header claims and the size a
+ * record mark claims are checked before anything is allocated, as over RDMA. oncrpc4j's own
+ * decoding checks a claimed opaque length only for being negative, so a 40-byte call claiming
+ * a 2 GiB credential made it allocate that much (or fail with OutOfMemoryError on the
+ * connection's thread, the call never answered).
+ */
+class TcpHostileHeaderTest {
+
+    private static final int AUTH_ERROR = 1;
+    private static final int MSG_DENIED = 1;
+
+    private HostServer host;
+    private OncRpcTcpTransport tcp;
+
+    @BeforeEach
+    void startHost() throws IOException {
+        host = new HostServer(2);
+        tcp = new OncRpcTcpTransport("127.0.0.1", 0);
+        host.addTransport(tcp);
+        host.addProgram(new OncRpcProgram(EchoProgram.PROGRAM, EchoProgram.VERSION), new EchoProgram());
+    }
+
+    @AfterEach
+    void stopHost() {
+        host.close();
+    }
+
+    /** One connection with record marking (RFC 5531 section 11), one record per message. */
+    private final class RawConnection implements AutoCloseable {
+        private final Socket socket = new Socket();
+        private final DataOutputStream out;
+        private final DataInputStream in;
+
+        RawConnection() throws IOException {
+            InetSocketAddress address = tcp.localAddress();
+            assertNotNull(address, "the TCP transport listens");
+            socket.connect(address, 5_000);
+            socket.setSoTimeout(30_000);
+            out = new DataOutputStream(socket.getOutputStream());
+            in = new DataInputStream(socket.getInputStream());
+        }
+
+        void send(byte[] message) throws IOException {
+            out.writeInt(0x8000_0000 | message.length);
+            out.write(message);
+            out.flush();
+        }
+
+        ByteBuffer receive() throws IOException {
+            int mark = in.readInt();
+            assertTrue(mark < 0, "a single-fragment reply (last-fragment bit set)");
+            byte[] reply = new byte[mark & 0x7fff_ffff];
+            in.readFully(reply);
+            return ByteBuffer.wrap(reply);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private static byte[] nullCall(int xid) {
+        return RpcMessages.call(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL);
+    }
+
+    private static void assertDenied(ByteBuffer reply, int xid, int authStat) {
+        int[] head = RpcMessages.replyHead(reply);
+        assertEquals(xid, head[0], "the reply's xid");
+        assertEquals(MSG_DENIED, head[1], "MSG_DENIED");
+        assertEquals(AUTH_ERROR, head[2], "AUTH_ERROR");
+        assertEquals(authStat, reply.getInt(16), "auth_stat");
+    }
+
+    private static void assertAnswered(ByteBuffer reply, int xid) {
+        assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, 0}, RpcMessages.replyHead(reply),
+                "NULL answered: MSG_ACCEPTED, SUCCESS");
+    }
+
+    @Test
+    void credentialClaimingTwoGibibytesIsDeniedAndTheConnectionServesOn() throws Exception {
+        long malformedBefore = host.dispatcher().malformedCalls();
+        try (RawConnection connection = new RawConnection()) {
+            connection.send(RpcHeaders.call(7, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
+                    .auth(RpcHeaders.AUTH_SYS, 0x7fff_fff0, new byte[16]).none().bytes());
+            assertDenied(connection.receive(), 7, RpcAuthStat.AUTH_BADCRED);
+            connection.send(nullCall(8));
+            assertAnswered(connection.receive(), 8);
+        }
+        assertEquals(malformedBefore + 1, host.dispatcher().malformedCalls());
+    }
+
+    @Test
+    void machineNameClaimingTwoGibibytesInsideASmallCredentialIsDenied() throws Exception {
+        byte[] body = RpcHeaders.authSysClaiming("m", 0x7fff_fff8, 0);
+        try (RawConnection connection = new RawConnection()) {
+            connection.send(RpcHeaders.call(9, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
+                    .auth(RpcHeaders.AUTH_SYS, body.length, body).none().bytes());
+            assertDenied(connection.receive(), 9, RpcAuthStat.AUTH_BADCRED);
+            connection.send(nullCall(10));
+            assertAnswered(connection.receive(), 10);
+        }
+    }
+
+    @Test
+    void verifierClaimingTwoGibibytesIsDenied() throws Exception {
+        try (RawConnection connection = new RawConnection()) {
+            connection.send(RpcHeaders.call(11, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
+                    .none().auth(RpcHeaders.AUTH_NONE, 0x7fff_fffc, new byte[8]).bytes());
+            assertDenied(connection.receive(), 11, RpcAuthStat.AUTH_BADVERF);
+        }
+    }
+
+    /**
+     * A callback (a call the server makes on the client's connection, as NFSv4.0's CB_RECALL)
+     * answered with a reply whose verifier claims 2 GiB: the waiting call fails at once with a
+     * rejection instead of oncrpc4j decoding what the reply claims (before: the connection was
+     * closed and the callback waited for its whole timeout).
+     */
+    @Test
+    void malformedReplyToACallbackFailsTheWaitingCallAtOnce() throws Exception {
+        int callbackProgram = 0x4000_0001;
+        CompletableFuture<RpcReply> callbackOutcome = new CompletableFuture<>();
+        OncRpcProgram calling = new OncRpcProgram(0x2000_0777, 1);
+        host.addProgram(calling, call -> {
+            call.retrieveCall(XdrVoid.XDR_VOID);
+            RpcTransport back = call.getTransport().getPeerTransport();
+            new RpcCall(callbackProgram, 1, new RpcAuthTypeNone(), back).call(0, XdrVoid.XDR_VOID,
+                    new CompletionHandler<RpcReply, RpcTransport>() {
+                        @Override
+                        public void completed(RpcReply reply, RpcTransport attachment) {
+                            callbackOutcome.complete(reply);
+                        }
+
+                        @Override
+                        public void failed(Throwable failure, RpcTransport attachment) {
+                            callbackOutcome.completeExceptionally(failure);
+                        }
+                    }, 60, TimeUnit.SECONDS);
+            call.reply(XdrVoid.XDR_VOID);
+        });
+        long malformedBefore = host.dispatcher().malformedCalls();
+        try (RawConnection connection = new RawConnection()) {
+            connection.send(RpcMessages.call(21, 2, 0x2000_0777, 1, 0));
+            ByteBuffer first = connection.receive();
+            ByteBuffer second = connection.receive();
+            ByteBuffer callback = first.getInt(4) == RpcMessages.CALL ? first : second;
+            ByteBuffer reply = callback == first ? second : first;
+            assertAnswered(reply, 21);
+            assertEquals(callbackProgram, callback.getInt(12), "the callback's program");
+            int callbackXid = callback.getInt(0);
+            connection.send(RpcHeaders.reply(callbackXid, RpcMessages.MSG_ACCEPTED)
+                    .auth(RpcHeaders.AUTH_NONE, 0x7fff_fffc, new byte[8]).words(0).bytes());
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> callbackOutcome.get(30, TimeUnit.SECONDS),
+                    "the callback fails (a TimeoutException here: it still waits for its 60 s timeout)");
+            assertInstanceOf(OncRpcRejectedException.class, failed.getCause(), failed.toString());
+            connection.send(nullCall(22));
+            assertAnswered(connection.receive(), 22);
+        }
+        assertEquals(malformedBefore + 1, host.dispatcher().malformedCalls());
+    }
+
+    /**
+     * A record mark claiming more than a call may hold: the server closes the connection at
+     * once (as Linux's svc does for a record beyond its largest message) instead of buffering
+     * whatever the peer sends; other connections are served.
+     */
+    @Test
+    void recordClaimingMoreThanTheLargestCallClosesTheConnection() throws Exception {
+        try (RawConnection hostile = new RawConnection()) {
+            hostile.out.writeInt(0x8000_0000 | (RecordSizeGuard.MAX_RECORD_BYTES + 4));
+            hostile.out.write(nullCall(12));
+            hostile.out.flush();
+            assertClosedByServer(hostile);
+        }
+        try (RawConnection hostile = new RawConnection()) {
+            // fragments that each fit, adding up to more than the limit
+            int fragment = 1 << 20;
+            byte[] filler = new byte[fragment];
+            for (int sent = 0; sent <= RecordSizeGuard.MAX_RECORD_BYTES; sent += fragment) {
+                try {
+                    hostile.out.writeInt(fragment);
+                    hostile.out.write(filler);
+                } catch (IOException closed) {
+                    break; // the server closed the connection while this fragment was sent
+                }
+            }
+            assertClosedByServer(hostile);
+        }
+        try (RawConnection connection = new RawConnection()) {
+            connection.send(nullCall(13));
+            assertAnswered(connection.receive(), 13);
+        }
+    }
+
+    private static void assertClosedByServer(RawConnection connection) throws IOException {
+        try {
+            int read = connection.in.read();
+            assertEquals(-1, read, "the server closes the connection, it sends nothing");
+        } catch (EOFException | java.net.SocketException closed) {
+            // reset by the server: closed as well
+        } catch (SocketTimeoutException stillOpen) {
+            throw new AssertionError("the server kept the connection open 30 s after a record beyond its limit",
+                    stillOpen);
+        }
+    }
+}

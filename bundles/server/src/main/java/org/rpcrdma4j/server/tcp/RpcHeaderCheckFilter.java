@@ -12,6 +12,7 @@ import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.rpcrdma4j.server.ClaimCheckedXdr;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.server.RpcHeaderCheck;
 
@@ -29,6 +30,8 @@ import org.rpcrdma4j.server.RpcHeaderCheck;
  *     NFSv4.0 callback) with a malformed header is replaced by a denial with its xid (MSG_DENIED,
  *     AUTH_ERROR, AUTH_BADVERF), which oncrpc4j delivers to the waiting call as an
  *     {@code OncRpcRejectedException} at once, instead of decoding what it claims.</li>
+ * <li>A sound message goes on as a {@link ClaimCheckedXdr} over the same bytes, so that what
+ *     its arguments (or results) claim is checked too when the program decodes them.</li>
  * </ul>
  */
 final class RpcHeaderCheckFilter extends BaseFilter {
@@ -65,6 +68,7 @@ final class RpcHeaderCheckFilter extends BaseFilter {
             case CALL -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkCall(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
+                    ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
                     return ctx.getInvokeAction();
                 }
                 Connection<InetSocketAddress> connection = ctx.getConnection();
@@ -75,6 +79,7 @@ final class RpcHeaderCheckFilter extends BaseFilter {
             case REPLY -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
+                    ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
                     return ctx.getInvokeAction();
                 }
                 dispatcher.refusedMalformedReply(xid, ctx.getConnection().getPeerAddress(), fault);

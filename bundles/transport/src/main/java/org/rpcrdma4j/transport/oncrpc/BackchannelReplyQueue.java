@@ -17,6 +17,7 @@ import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.server.ClaimCheckedXdr;
 import org.rpcrdma4j.server.MalformedRpcHeaderException;
 import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
@@ -137,7 +138,7 @@ final class BackchannelReplyQueue extends ReplyQueue {
                         + " to backward call xid 0x" + Integer.toHexString(xid)));
                 return;
             }
-            Xdr xdr = new Xdr(message.array());
+            Xdr xdr = new ClaimCheckedXdr(message.array());
             xdr.beginDecoding();
             xdr.xdrDecodeInt(); // xid
             xdr.xdrDecodeInt(); // message type: REPLY

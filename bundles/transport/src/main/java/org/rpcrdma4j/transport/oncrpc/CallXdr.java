@@ -9,6 +9,7 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.memory.MemoryProbe;
 import org.glassfish.grizzly.monitoring.MonitoringConfig;
+import org.rpcrdma4j.server.ClaimCheckedXdr;
 import org.rpcrdma4j.transport.PendingReply;
 
 /**
@@ -19,9 +20,10 @@ import org.rpcrdma4j.transport.PendingReply;
  * buffer is the receive buffer or the READ sinks, read in place and read-only (a read chunk's
  * XDR round-up is a shared zero buffer): so encoding starts in the memory of the call's
  * {@link PendingReply} (a pooled per-call context of the connection), taken when the reply
- * begins, and the call's memory is never written.
+ * begins, and the call's memory is never written. What the call's arguments claim is checked
+ * against the message before the program's decoding allocates it ({@link ClaimCheckedXdr}).
  */
-final class CallXdr extends Xdr {
+final class CallXdr extends ClaimCheckedXdr {
     private PendingReply reply;
     /** The call's buffer, and where the call message starts in it. */
     private Buffer callBuffer;

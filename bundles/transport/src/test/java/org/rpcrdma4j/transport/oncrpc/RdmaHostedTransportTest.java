@@ -139,6 +139,25 @@ class RdmaHostedTransportTest {
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
     }
 
+    /**
+     * An ECHO whose opaque argument claims 2 GiB - 1 in a message of a few bytes: GARBAGE_ARGS
+     * over RDMA and over TCP, nothing allocated for the claim, and the connections serve on.
+     * Before, oncrpc4j's Xdr allocated the claim while the program decoded its arguments: an
+     * OutOfMemoryError ("Requested array size exceeds VM limit") in the program, SYSTEM_ERR.
+     */
+    @Test
+    void anArgumentClaimingMoreThanTheCallHoldsIsGarbageArgsOverRdmaAndTcp() throws Exception {
+        RpcRdmaClient client = client();
+        byte[] claim = ByteBuffer.allocate(12).putInt(0x7fff_ffff).putInt(1).putInt(2).array();
+        RpcReply overRdma = client.call(CallRequest.builder(call(BulkProgram.ECHO, claim)).build(), TIMEOUT);
+        assertEquals(4, RpcWire.acceptStatus(RpcWire.whole(overRdma, false)), "GARBAGE_ARGS over RDMA");
+        assertEquals(4, RpcWire.acceptStatus(overTcp(call(BulkProgram.ECHO, claim))), "GARBAGE_ARGS over TCP");
+        byte[] text = "served on".getBytes();
+        RpcReply next = client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(),
+                TIMEOUT);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
+    }
+
     @Test
     void aDdpItemGoesToTheWriteChunkAndTheRestInline() throws Exception {
         RpcRdmaClient client = client();

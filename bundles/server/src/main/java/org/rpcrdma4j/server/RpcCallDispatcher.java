@@ -7,8 +7,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
@@ -66,7 +64,6 @@ import org.slf4j.LoggerFactory;
 public final class RpcCallDispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(RpcCallDispatcher.class);
-    private static final long MALFORMED_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** What became of one received message, for the transport's statistics. */
     public enum Outcome {
@@ -110,8 +107,16 @@ public final class RpcCallDispatcher {
     /** Program versions (program << 32 | version) whose Error was logged with its stack trace. */
     private final Set<Long> programErrorsLogged = ConcurrentHashMap.newKeySet();
     private final LongAdder malformed = new LongAdder();
-    /** When the next malformed header may be logged ({@link System#nanoTime()}). */
-    private final AtomicLong nextMalformedLog = new AtomicLong(System.nanoTime());
+    /*
+     * One throttle per kind of event a peer can cause at will: at most one line per 10 s each.
+     */
+    private final LogThrottle malformedLog = new LogThrottle();
+    private final LogThrottle droppedMessageLog = new LogThrottle();
+    private final LogThrottle rejectedCallLog = new LogThrottle();
+    private final LogThrottle unmatchedReplyLog = new LogThrottle();
+    private final LogThrottle programRejectLog = new LogThrottle();
+    private final LogThrottle garbageArgumentsLog = new LogThrottle();
+    private final LogThrottle programFailureLog = new LogThrottle();
 
     /**
      * @param programs the live program table calls are looked up in
@@ -185,8 +190,11 @@ public final class RpcCallDispatcher {
             xid = xdr.xdrDecodeInt();
             messageType = xdr.xdrDecodeInt();
         } catch (BadXdrOncRpcException e) {
-            LOG.info("Dropping an RPC message from {} too short for an RPC header: {}",
-                    transport.getRemoteSocketAddress(), e.getMessage());
+            long held = droppedMessageLog.admit();
+            if (held >= 0) {
+                LOG.info("Dropping an RPC message from {} too short for an RPC header: {}{}",
+                        transport.getRemoteSocketAddress(), e.getMessage(), LogThrottle.held(held));
+            }
             return Outcome.GARBAGE;
         }
         switch (messageType) {
@@ -195,8 +203,12 @@ public final class RpcCallDispatcher {
             case RpcMessageType.REPLY:
                 return receiveReply(xid, xdr, start, transport);
             default:
-                LOG.info("Dropping an RPC message from {} with unknown message type {} (xid {})",
-                        transport.getRemoteSocketAddress(), messageType, Integer.toUnsignedString(xid));
+                long held = droppedMessageLog.admit();
+                if (held >= 0) {
+                    LOG.info("Dropping an RPC message from {} with unknown message type {} (xid {}){}",
+                            transport.getRemoteSocketAddress(), messageType, Integer.toUnsignedString(xid),
+                            LogThrottle.held(held));
+                }
                 return Outcome.GARBAGE;
         }
     }
@@ -211,13 +223,20 @@ public final class RpcCallDispatcher {
         try {
             call.accept();
         } catch (RpcException e) {
-            LOG.info("Rejecting call {} from {}: {}", Integer.toUnsignedString(xid),
-                    transport.getRemoteSocketAddress(), e.getMessage());
+            long held = rejectedCallLog.admit();
+            if (held >= 0) {
+                LOG.info("Rejecting call {} from {}: {}{}", Integer.toUnsignedString(xid),
+                        transport.getRemoteSocketAddress(), e.getMessage(), LogThrottle.held(held));
+            }
             call.reject(e.getStatus(), e.getRpcReply());
             return Outcome.REJECTED;
         } catch (IOException e) {
-            LOG.info("Dropping call {} from {} with an undecodable RPC header: {}",
-                    Integer.toUnsignedString(xid), transport.getRemoteSocketAddress(), e.getMessage());
+            long held = droppedMessageLog.admit();
+            if (held >= 0) {
+                LOG.info("Dropping call {} from {} with an undecodable RPC header: {}{}",
+                        Integer.toUnsignedString(xid), transport.getRemoteSocketAddress(), e.getMessage(),
+                        LogThrottle.held(held));
+            }
             return Outcome.GARBAGE;
         }
         if (onThisThread) {
@@ -260,7 +279,7 @@ public final class RpcCallDispatcher {
      */
     public void refusedMalformedReply(int xid, Object from, RpcHeaderCheck.Fault fault) {
         malformed.increment();
-        if (mayLogMalformed()) {
+        if (malformedLog.admit() >= 0) {
             LOG.warn("Failing the call waiting for reply {} from {}: {} ({} malformed RPC headers since start; next such "
                     + "line in 10 s at the earliest)", Integer.toUnsignedString(xid), from, fault.description(),
                     malformed.sum());
@@ -269,7 +288,7 @@ public final class RpcCallDispatcher {
 
     /** logMalformed() - one line per 10 seconds at most: a hostile peer must not flood the log. */
     private void logMalformed(RpcCall call, RpcHeaderCheck.Fault fault, int length, boolean answered) {
-        if (!mayLogMalformed()) {
+        if (malformedLog.admit() < 0) {
             return;
         }
         LOG.warn("{} call {} ({} bytes) from {}: {} ({} malformed RPC headers since start; next such line in 10 s at the "
@@ -277,11 +296,6 @@ public final class RpcCallDispatcher {
                 call.getTransport().getRemoteSocketAddress(), fault.description(), malformed.sum());
     }
 
-    private boolean mayLogMalformed() {
-        long now = System.nanoTime();
-        long next = nextMalformedLog.get();
-        return now - next >= 0 && nextMalformedLog.compareAndSet(next, now + MALFORMED_LOG_INTERVAL_NANOS);
-    }
 
     /**
      * Runs an accepted call's program on a worker thread, with oncrpc4j's error mapping.
@@ -316,18 +330,31 @@ public final class RpcCallDispatcher {
         } catch (RpcException e) {
             failed.increment();
             call.reject(e.getStatus(), e.getRpcReply());
-            LOG.warn("Call {} rejected by its program: {}", call, e.getMessage());
+            long held = programRejectLog.admit();
+            if (held >= 0) {
+                LOG.warn("Call {} rejected by its program: {}{}", call, e.getMessage(), LogThrottle.held(held));
+            }
         } catch (OncRpcException e) {
             failed.increment();
             call.failRpcGarbage();
-            LOG.warn("Call {} has undecodable arguments: {}", call, e.getMessage());
+            long held = garbageArgumentsLog.admit();
+            if (held >= 0) {
+                LOG.warn("Call {} has undecodable arguments: {}{}", call, e.getMessage(), LogThrottle.held(held));
+            }
         } catch (IOException e) {
             failed.increment();
             call.failRpcGarbage();
-            LOG.warn("Call {} failed with an I/O error: {}", call, e.getMessage());
+            long held = garbageArgumentsLog.admit();
+            if (held >= 0) {
+                LOG.warn("Call {} failed with an I/O error (answered GARBAGE_ARGS): {}{}", call, e.getMessage(),
+                        LogThrottle.held(held));
+            }
         } catch (RuntimeException e) {
             failed.increment();
-            LOG.error("Call {} failed in its program", call, e);
+            long held = programFailureLog.admit();
+            if (held >= 0) {
+                LOG.error("Call {} failed in its program{}", call, LogThrottle.held(held), e);
+            }
             call.failRpcSystem();
         } catch (Error e) {
             failed.increment();
@@ -336,7 +363,10 @@ public final class RpcCallDispatcher {
             return answerSystemError(call, e);
         } catch (Throwable e) { // a checked Throwable smuggled past javac (sneaky throw)
             failed.increment();
-            LOG.error("Call {} failed in its program", call, e);
+            long held = programFailureLog.admit();
+            if (held >= 0) {
+                LOG.error("Call {} failed in its program{}", call, LogThrottle.held(held), e);
+            }
             return answerSystemError(call, e);
         }
         return true;
@@ -378,8 +408,11 @@ public final class RpcCallDispatcher {
         RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(xdr.asBuffer(), start);
         CompletionHandler<RpcReply, RpcTransport> handler = transport.getReplyQueue().get(xid);
         if (handler == null) {
-            LOG.info("Dropping a reply from {} with no pending call (xid {})",
-                    transport.getRemoteSocketAddress(), Integer.toUnsignedString(xid));
+            long held = unmatchedReplyLog.admit();
+            if (held >= 0) {
+                LOG.info("Dropping a reply from {} with no pending call (xid {}){}",
+                        transport.getRemoteSocketAddress(), Integer.toUnsignedString(xid), LogThrottle.held(held));
+            }
             return Outcome.REPLY_UNMATCHED;
         }
         if (fault != RpcHeaderCheck.Fault.NONE) {

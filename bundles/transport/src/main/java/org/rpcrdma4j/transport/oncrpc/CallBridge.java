@@ -17,6 +17,7 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.rpcrdma4j.codec.Xdr;
+import org.rpcrdma4j.server.LogThrottle;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -54,6 +55,11 @@ import org.slf4j.LoggerFactory;
  */
 final class CallBridge implements RpcCallHandler {
     private static final Logger LOG = LoggerFactory.getLogger(CallBridge.class);
+
+    /* Events a peer can cause per message: at most one log line per 10 s each. */
+    private final LogThrottle orphanReplyLog = new LogThrottle();
+    private final LogThrottle refusedCallLog = new LogThrottle();
+    private final LogThrottle failedServeLog = new LogThrottle();
     /** Bytes of the RPC call header up to and including the procedure number (RFC 5531). */
     private static final int CALL_TARGET_BYTES = 24;
 
@@ -106,8 +112,11 @@ final class CallBridge implements RpcCallHandler {
     public void onBackchannelReply(RdmaConnection connection, int xid, ByteBuffer rpcReply) {
         BackchannelTransport transport = backchannels.get(connection);
         if (transport == null) {
-            LOG.info("Dropping a reply from {} to backward call xid 0x{}: no back channel", connection.remoteAddress(),
-                    Integer.toHexString(xid));
+            long held = orphanReplyLog.admit();
+            if (held >= 0) {
+                LOG.info("Dropping a reply from {} to backward call xid 0x{}: no back channel{}",
+                        connection.remoteAddress(), Integer.toHexString(xid), LogThrottle.held(held));
+            }
             return;
         }
         runOnBackchannelThread(() -> transport.replies().deliver(xid, rpcReply));
@@ -245,8 +254,12 @@ final class CallBridge implements RpcCallHandler {
             dispatcher.execute(transport.connection(), transport);
         } catch (RejectedExecutionException e) {
             PendingReply reply = transport.reply();
-            LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({})", Integer.toHexString(reply.xid()),
-                    reply.connection().remoteAddress(), e.toString());
+            long held = refusedCallLog.admit();
+            if (held >= 0) {
+                LOG.warn("Dropping call xid 0x{} from {}: the worker pool refused it ({}){}",
+                        Integer.toHexString(reply.xid()), reply.connection().remoteAddress(), e.toString(),
+                        LogThrottle.held(held));
+            }
             transport.takeAnswer();
             finish(reply, transport.call(), transport.cacheKey());
             transport.releaseHold(); // the worker's, which never ran
@@ -266,8 +279,12 @@ final class CallBridge implements RpcCallHandler {
         try {
             outcome = dispatcher.serve(transport.xdr(transport.call().body()), transport);
         } catch (Throwable e) {
-            LOG.error("Serving call xid 0x{} from {} failed; dropping it", Integer.toHexString(transport.reply().xid()),
-                    transport.getRemoteSocketAddress(), e);
+            long held = failedServeLog.admit();
+            if (held >= 0) {
+                LOG.error("Serving call xid 0x{} from {} failed; dropping it{}",
+                        Integer.toHexString(transport.reply().xid()), transport.getRemoteSocketAddress(),
+                        LogThrottle.held(held), e);
+            }
             outcome = RpcCallDispatcher.Outcome.FAILED_UNANSWERED;
         }
         switch (outcome) {

@@ -3,6 +3,9 @@ package org.rpcrdma4j.transport.oncrpc;
 import java.net.InetSocketAddress;
 
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.rpcrdma4j.transport.RdmaConnection;
 
@@ -46,9 +49,17 @@ abstract class ConnectionTransport implements RpcTransport {
     @Override
     public abstract RpcTransport getPeerTransport();
 
+    /**
+     * startTLS() - oncrpc4j calls this while decoding a call whose credential is AUTH_TLS (RFC 9289's
+     * probe for RPC-with-TLS). RPC-over-RDMA has no TLS: the call is denied AUTH_ERROR /
+     * AUTH_BADCRED, which tells the client that this transport does not do TLS, as a server that
+     * does not support RPC-with-TLS answers (before, the call was dropped with an ERROR and a stack
+     * trace per call).
+     */
     @Override
-    public final void startTLS() {
-        throw new IllegalStateException("RPC-over-RDMA has no TLS (RFC 9289 is for TCP)");
+    public final void startTLS() throws RpcAuthException {
+        throw new RpcAuthException("RPC-over-RDMA has no TLS (RFC 9289 is for TCP): AUTH_TLS refused",
+                new RpcAuthError(RpcAuthStat.AUTH_BADCRED));
     }
 
     @Override

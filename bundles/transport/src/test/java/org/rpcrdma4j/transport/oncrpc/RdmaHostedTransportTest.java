@@ -158,6 +158,29 @@ class RdmaHostedTransportTest {
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
     }
 
+    /**
+     * An AUTH_TLS probe (RFC 9289) over RDMA: denied AUTH_BADCRED, since RPC-over-RDMA has no TLS.
+     * Before, oncrpc4j's startTLS() threw an IllegalStateException from our transport: the call
+     * was dropped unanswered, with an ERROR and a stack trace per call.
+     */
+    @Test
+    void anAuthTlsProbeOverRdmaIsDeniedAuthBadcred() throws Exception {
+        RpcRdmaClient client = client();
+        for (int i = 0; i < 3; i++) {
+            int xid = xids.incrementAndGet();
+            ByteBuffer probe = ByteBuffer.allocate(40).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
+                    .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(7).putInt(0).putInt(0).putInt(0).flip();
+            RpcReply denied = client.call(CallRequest.builder(probe).build(), TIMEOUT);
+            ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
+            assertEquals(xid, head.getInt(0));
+            assertEquals(1, head.getInt(8), "MSG_DENIED");
+            assertEquals(1, head.getInt(12), "AUTH_ERROR");
+            assertEquals(1, head.getInt(16), "AUTH_BADCRED");
+        }
+        RpcReply next = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
+        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
+    }
+
     @Test
     void aDdpItemGoesToTheWriteChunkAndTheRestInline() throws Exception {
         RpcRdmaClient client = client();

@@ -391,6 +391,39 @@ class BackchannelTest {
         assertEquals(1, counter(Counter.BACKWARD_REPLIES));
     }
 
+    // A backward reply offering a write list or a reply chunk was taken as a sound reply; RFC
+    // 8167 backward replies carry no chunks, and Linux drops such a message.
+    @Test
+    void backwardRepliesOfferingAWriteListOrAReplyChunkAreRefusedAndTheirCreditsComeBack() throws Exception {
+        RpcRdmaClient[] self = new RpcRdmaClient[1];
+        AtomicInteger answers = new AtomicInteger();
+        RpcRdmaClient client = client(call -> {
+            int n = answers.incrementAndGet();
+            if (n > 2) {
+                return doubling(call);
+            }
+            CallRequest.Builder reply = CallRequest.builder(doubling(call)).expectNoReply();
+            CallRequest chunked = n == 1 ? reply.writeChunk(4096).build() : reply.replyChunk(4096).build();
+            self[0].await(self[0].call(chunked), TIMEOUT);
+            return null; // answered already
+        }, 2);
+        self[0] = client;
+        Backchannel channel = rdma.connections().get(0).backchannel();
+        for (int i = 1; i <= 2; i++) {
+            int[] result = outcome(client.await(callback(client, i, 0, 0), TIMEOUT));
+            assertEquals(CallbackProgram.REFUSED, result[0], "reply " + i + " refused; failures: " + program.failures);
+            Throwable failure = program.failures.poll();
+            assertInstanceOf(IOException.class, failure);
+            assertTrue(failure.getMessage().contains("write list or a reply chunk"), failure.getMessage());
+            assertEquals(0, channel.outstanding(), "reply " + i + " gave its credit back");
+        }
+        assertEquals(2, counter(Counter.BACKWARD_REPLIES_REFUSED));
+        int[] third = outcome(client.await(callback(client, 7, 0, 0), TIMEOUT));
+        assertEquals(CallbackProgram.OK, third[0], "failures: " + program.failures);
+        assertEquals(14, third[1]);
+        assertEquals(1, counter(Counter.BACKWARD_REPLIES));
+    }
+
     /** A CB_DOUBLE call message as oncrpc4j would encode it (AUTH_NONE), argument 1. */
     private static ByteBuffer cbCall(int xid) {
         return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(CallbackProgram.CB_PROGRAM)

@@ -203,7 +203,8 @@ public final class ConnectionBackchannel implements Backchannel {
      * it: match it to its call, take the client's credit grant, hand a copy to the handler.
      * Completion thread only.
      *
-     * <p>A reply with a read list is refused ({@link #refuseReply}); one whose RPC header
+     * <p>A reply with any chunk (read list, write list, reply chunk) is refused
+     * ({@link #refuseReply}); one whose RPC header
      * {@link RpcHeaderCheck} refuses is counted as {@link Counter#BACKWARD_REPLIES_MALFORMED} and
      * still handed on, for the handler to fail its call with the fault.
      *
@@ -221,6 +222,12 @@ public final class ConnectionBackchannel implements Backchannel {
         int xid = header.xid();
         if (!header.readList().isEmpty()) {
             refuseReply(xid, "it came with a read list");
+            return true;
+        }
+        if (!header.writeList().isEmpty() || header.hasReplyChunk()) {
+            // a reply offers the server nothing to write into: Linux takes such a message for no
+            // reply (svc_rdma_is_reverse_direction_reply) and drops it
+            refuseReply(xid, "it came with a write list or a reply chunk");
             return true;
         }
         boolean matched;

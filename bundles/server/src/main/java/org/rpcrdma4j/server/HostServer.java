@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * transport is removed; {@link #close} stops them all. Threading: every method is safe
  * from any thread.
  */
-public final class HostServer implements AutoCloseable {
+public final class HostServer implements AutoCloseable, HostServerStatistics {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostServer.class);
 
@@ -96,8 +96,29 @@ public final class HostServer implements AutoCloseable {
     }
 
     /** @return calls refused because their connection already had maxQueuedCallsPerConnection waiting */
+    @Override
     public long callsRefusedOverConnectionBound() {
         return workers.refusedOverBound();
+    }
+
+    @Override
+    public long dispatchedCalls() {
+        return dispatcher.dispatchedCalls();
+    }
+
+    @Override
+    public long failedCalls() {
+        return dispatcher.failedCalls();
+    }
+
+    @Override
+    public long programErrorCalls() {
+        return dispatcher.programErrorCalls();
+    }
+
+    @Override
+    public long malformedMessages() {
+        return dispatcher.malformedCalls();
     }
 
     /** The live program table. */

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import javax.management.DynamicMBean;
+import javax.management.StandardMBean;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -19,10 +20,12 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 
 /**
- * RdmaMBeansComponent - the RPC-over-RDMA transports and their connections as MBeans, through
+ * RdmaMBeansComponent - the RPC-over-RDMA transports and their connections, and the host server's
+ * call counters ({@value #HOST_SERVER_OBJECT_NAME}), as MBeans, through
  * the MBean whiteboard of Karaf's {@code management} feature (Aries JMX whiteboard): each MBean
  * is a {@link DynamicMBean} service with the property {@code jmx.objectname}, so jconsole,
  * Jolokia and hawtio show them without any JMX code here. Transports are followed as services;
@@ -37,13 +40,23 @@ public final class RdmaMBeansComponent {
     /** How long setting ActiveStrategy waits for the transport to apply it, in polls of 100 ms. */
     private static final int SWITCH_POLLS = 50;
 
+    /** The host server's MBean name. */
+    static final String HOST_SERVER_OBJECT_NAME = MBeanExporter.DOMAIN + ":type=HostServer";
+
     private final List<RdmaTransportControl> controls = new CopyOnWriteArrayList<>();
+    private BundleContext context;
+    private HostServerStatistics host;
+    private Runnable hostUnregister;
     private volatile ConfigurationAdmin configurationAdmin;
     private MBeanExporter exporter;
     private ScheduledExecutorService timer;
 
     @Activate
     synchronized void activate(BundleContext context) {
+        this.context = context;
+        if (host != null) {
+            hostUnregister = registerHost(context, host);
+        }
         exporter = new MBeanExporter((name, bean) -> register(context, name, bean), this::switchStrategy);
         controls.forEach(exporter::add);
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -57,6 +70,11 @@ public final class RdmaMBeansComponent {
 
     @Deactivate
     synchronized void deactivate() {
+        if (hostUnregister != null) {
+            hostUnregister.run();
+            hostUnregister = null;
+        }
+        context = null;
         timer.shutdownNow();
         exporter.close();
         exporter = null;
@@ -76,6 +94,33 @@ public final class RdmaMBeansComponent {
         if (exporter != null) {
             exporter.remove(control);
         }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindHost(HostServerStatistics statistics) {
+        unbindHost(host);
+        host = statistics;
+        if (context != null) {
+            hostUnregister = registerHost(context, statistics);
+        }
+    }
+
+    synchronized void unbindHost(HostServerStatistics statistics) {
+        if (statistics == null || host != statistics) {
+            return;
+        }
+        host = null;
+        if (hostUnregister != null) {
+            hostUnregister.run();
+            hostUnregister = null;
+        }
+    }
+
+    /** The host server's counters as {@value #HOST_SERVER_OBJECT_NAME}. */
+    private static Runnable registerHost(BundleContext context, HostServerStatistics statistics) {
+        return register(context, HOST_SERVER_OBJECT_NAME,
+                new StandardMBean(new HostServerCounters(statistics), HostServerMXBean.class, true));
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,

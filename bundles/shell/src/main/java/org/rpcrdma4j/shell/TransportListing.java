@@ -3,6 +3,7 @@ package org.rpcrdma4j.shell;
 import java.util.List;
 
 import org.apache.karaf.shell.support.table.ShellTable;
+import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransportControl;
@@ -48,6 +49,20 @@ final class TransportListing {
         String refusal = status == null ? null : status.refusal();
         return refusal == null ? null : "The last configuration was refused, the transport runs on the previous one: "
                 + refusal;
+    }
+
+    /**
+     * @param host the host server's statistics, or null when its component is not running
+     * @return one line: what became of the calls the host dispatched, and what it refused
+     */
+    static String hostCalls(HostServerStatistics host) {
+        if (host == null) {
+            return "Host server: not running (feature rpcrdma4j-server).";
+        }
+        return "Host server calls: " + host.dispatchedCalls() + " dispatched, " + host.failedCalls() + " failed ("
+                + host.programErrorCalls() + " program Errors), " + host.malformedMessages()
+                + " malformed RPC headers refused, " + host.callsRefusedOverConnectionBound()
+                + " refused over the per-connection queue bound.";
     }
 
     /**

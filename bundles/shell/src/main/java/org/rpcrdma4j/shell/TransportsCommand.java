@@ -7,13 +7,15 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.apache.karaf.shell.support.CommandException;
+import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 import org.rpcrdma4j.transport.RdmaTransportStatus;
 
 /**
- * {@code rpcrdma:transports} - every transport the host server serves over, and each
- * RPC-over-RDMA transport's provider, strategy, connections and key counters.
+ * {@code rpcrdma:transports} - every transport the host server serves over, what became of the
+ * calls it dispatched, and each RPC-over-RDMA transport's provider, strategy, connections and key
+ * counters.
  */
 @Service
 @Command(scope = "rpcrdma", name = "transports", description = "Lists the transports and the RPC-over-RDMA transports' counters")
@@ -27,6 +29,9 @@ public class TransportsCommand implements Action {
     @Reference(optional = true)
     private RdmaTransportStatus status;
 
+    @Reference(optional = true)
+    private HostServerStatistics host;
+
     @Override
     public Object execute() throws CommandException {
         List<HostedTransport> hosted = transports == null ? List.of() : transports;
@@ -35,6 +40,7 @@ public class TransportsCommand implements Action {
             throw new CommandException(TransportListing.NO_TRANSPORT);
         }
         TransportListing.hostedTransports(hosted).print(System.out);
+        System.out.println(TransportListing.hostCalls(host));
         System.out.println();
         if (rdma.isEmpty()) {
             System.out.println(TransportListing.noRdmaTransport(status));

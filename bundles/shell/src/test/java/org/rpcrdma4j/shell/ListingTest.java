@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.Counter;
@@ -21,6 +22,20 @@ class ListingTest {
                 hosted("tcp", new InetSocketAddress("0.0.0.0", 2049)), hosted("rdma", null))));
         assertEquals(List.of("tcp", "0.0.0.0:2049"), Fakes.cells(Fakes.line(text, "tcp")));
         assertEquals(List.of("rdma", "-"), Fakes.cells(Fakes.line(text, "rdma")));
+    }
+
+    @Test
+    void theHostServersCallsLineSaysWhatBecameOfTheCalls() {
+        HostServerStatistics host = new HostServerStatistics() {
+            @Override public long dispatchedCalls() { return 1200; }
+            @Override public long failedCalls() { return 7; }
+            @Override public long programErrorCalls() { return 2; }
+            @Override public long malformedMessages() { return 5; }
+            @Override public long callsRefusedOverConnectionBound() { return 3; }
+        };
+        assertEquals("Host server calls: 1200 dispatched, 7 failed (2 program Errors), 5 malformed RPC headers "
+                + "refused, 3 refused over the per-connection queue bound.", TransportListing.hostCalls(host));
+        assertEquals("Host server: not running (feature rpcrdma4j-server).", TransportListing.hostCalls(null));
     }
 
     @Test

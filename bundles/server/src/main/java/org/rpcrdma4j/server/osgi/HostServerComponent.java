@@ -15,6 +15,7 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.server.HostedTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,12 +26,13 @@ import org.slf4j.LoggerFactory;
  * properties) over every {@link HostedTransport} service, following both at runtime without
  * restarting.
  *
- * <p>Thin by design: the logic is {@link HostServer}, which also runs without OSGi.
+ * <p>Thin by design: the logic is {@link HostServer}, which also runs without OSGi. Its counters
+ * are the component's service ({@link HostServerStatistics}), for the console and JMX.
  */
 @Component(configurationPid = HostServerComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL,
-        immediate = true, service = {})
+        immediate = true, service = HostServerStatistics.class)
 @Designate(ocd = HostServerComponent.Config.class)
-public final class HostServerComponent {
+public final class HostServerComponent implements HostServerStatistics {
 
     /** Configuration PID: {@code etc/org.rpcrdma4j.server.cfg} in Karaf. */
     public static final String PID = "org.rpcrdma4j.server";
@@ -64,6 +66,31 @@ public final class HostServerComponent {
     @Deactivate
     void deactivate() {
         host.close();
+    }
+
+    @Override
+    public long dispatchedCalls() {
+        return host.dispatchedCalls();
+    }
+
+    @Override
+    public long failedCalls() {
+        return host.failedCalls();
+    }
+
+    @Override
+    public long programErrorCalls() {
+        return host.programErrorCalls();
+    }
+
+    @Override
+    public long malformedMessages() {
+        return host.malformedMessages();
+    }
+
+    @Override
+    public long callsRefusedOverConnectionBound() {
+        return host.callsRefusedOverConnectionBound();
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,

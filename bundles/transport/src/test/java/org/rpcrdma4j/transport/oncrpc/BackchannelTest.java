@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
@@ -356,45 +357,29 @@ class BackchannelTest {
     // in force before a first inline reply, the second callback was never even sent.
     @Test
     void backwardRepliesWithChunksAreRefusedTheirCallsFailAtOnceAndTheirCreditsComeBack() throws Exception {
-        RpcRdmaClient[] self = new RpcRdmaClient[1];
-        AtomicInteger answers = new AtomicInteger();
-        RpcRdmaClient client = client(call -> {
-            int n = answers.incrementAndGet();
-            if (n > 2) {
-                return doubling(call);
-            }
-            // RDMA_MSG with the result in a read chunk. (An RDMA_NOMSG reply needs a registration
-            // strategy to be READ, which this module has none of: TransportConformanceTest sends
-            // one in the strategies' modules.)
-            CallRequest chunked = CallRequest.builder(doubling(call)).readChunk(24, 4).expectNoReply().build();
-            self[0].await(self[0].call(chunked), TIMEOUT);
-            return null; // answered already
-        }, 2);
-        self[0] = client;
-        Backchannel channel = rdma.connections().get(0).backchannel();
-        for (int i = 1; i <= 2; i++) {
-            // No timeout: before the fix only the credit's return could have let the second one out.
-            int[] result = outcome(client.await(callback(client, i, 0, 0), TIMEOUT));
-            assertEquals(CallbackProgram.REFUSED, result[0], "reply " + i + " refused; failures: " + program.failures);
-            Throwable failure = program.failures.poll();
-            assertInstanceOf(IOException.class, failure);
-            assertTrue(failure.getMessage().contains("inline only"), failure.getMessage());
-            assertEquals(0, channel.outstanding(), "reply " + i + " gave its credit back");
-        }
-        assertEquals(2, counter(Counter.BACKWARD_REPLIES_REFUSED));
-        assertEquals(3, counter(Counter.CALLS_DELIVERED), "neither reply was taken for a call (3: the NULL, two CALLBACKs)");
-        int[] third = outcome(client.await(callback(client, 7, 0, 0), TIMEOUT));
-        assertEquals(CallbackProgram.OK, third[0], "failures: " + program.failures);
-        assertEquals(14, third[1]);
-        assertEquals(0, channel.outstanding());
-        assertEquals(3, counter(Counter.BACKWARD_CALLS));
-        assertEquals(1, counter(Counter.BACKWARD_REPLIES));
+        // RDMA_MSG with the result in a read chunk. (An RDMA_NOMSG reply needs a registration
+        // strategy to be READ, which this module has none of: TransportConformanceTest sends
+        // one in the strategies' modules.)
+        assertChunkedRepliesRefused((n, reply) -> reply.readChunk(24, 4), "inline only");
+        assertEquals(4, counter(Counter.CALLS_DELIVERED), "neither reply was taken for a call (4: the NULL, three CALLBACKs)");
     }
 
     // A backward reply offering a write list or a reply chunk was taken as a sound reply; RFC
     // 8167 backward replies carry no chunks, and Linux drops such a message.
     @Test
     void backwardRepliesOfferingAWriteListOrAReplyChunkAreRefusedAndTheirCreditsComeBack() throws Exception {
+        assertChunkedRepliesRefused((n, reply) -> n == 1 ? reply.writeChunk(4096) : reply.replyChunk(4096),
+                "write list or a reply chunk");
+    }
+
+    /**
+     * The client answers its first two callbacks with the chunks {@code chunked} adds to the
+     * reply, the third inline: the first two fail at once with an IOException saying
+     * {@code why}, each gives its credit back (no timeout: before the fix only the credit's
+     * return could have let the second one out), and the third is served.
+     */
+    private void assertChunkedRepliesRefused(BiFunction<Integer, CallRequest.Builder, CallRequest.Builder> chunked,
+            String why) throws Exception {
         RpcRdmaClient[] self = new RpcRdmaClient[1];
         AtomicInteger answers = new AtomicInteger();
         RpcRdmaClient client = client(call -> {
@@ -402,9 +387,8 @@ class BackchannelTest {
             if (n > 2) {
                 return doubling(call);
             }
-            CallRequest.Builder reply = CallRequest.builder(doubling(call)).expectNoReply();
-            CallRequest chunked = n == 1 ? reply.writeChunk(4096).build() : reply.replyChunk(4096).build();
-            self[0].await(self[0].call(chunked), TIMEOUT);
+            CallRequest reply = chunked.apply(n, CallRequest.builder(doubling(call)).expectNoReply()).build();
+            self[0].await(self[0].call(reply), TIMEOUT);
             return null; // answered already
         }, 2);
         self[0] = client;
@@ -414,13 +398,15 @@ class BackchannelTest {
             assertEquals(CallbackProgram.REFUSED, result[0], "reply " + i + " refused; failures: " + program.failures);
             Throwable failure = program.failures.poll();
             assertInstanceOf(IOException.class, failure);
-            assertTrue(failure.getMessage().contains("write list or a reply chunk"), failure.getMessage());
+            assertTrue(failure.getMessage().contains(why), failure.getMessage());
             assertEquals(0, channel.outstanding(), "reply " + i + " gave its credit back");
         }
         assertEquals(2, counter(Counter.BACKWARD_REPLIES_REFUSED));
         int[] third = outcome(client.await(callback(client, 7, 0, 0), TIMEOUT));
         assertEquals(CallbackProgram.OK, third[0], "failures: " + program.failures);
         assertEquals(14, third[1]);
+        assertEquals(0, channel.outstanding());
+        assertEquals(3, counter(Counter.BACKWARD_CALLS));
         assertEquals(1, counter(Counter.BACKWARD_REPLIES));
     }
 

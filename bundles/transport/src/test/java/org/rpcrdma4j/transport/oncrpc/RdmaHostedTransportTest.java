@@ -128,13 +128,21 @@ class RdmaHostedTransportTest {
         int xid = xids.incrementAndGet();
         ByteBuffer hostile = ByteBuffer.allocate(32).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
                 .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(0).putInt(0x7fff_ffff).flip();
-        RpcReply denied = client.call(CallRequest.builder(hostile).build(), TIMEOUT);
+        assertDeniedAuthBadcred(client.call(CallRequest.builder(hostile).build(), TIMEOUT), xid);
+        assertEquals(1, host.dispatcher().malformedCalls());
+        assertTheNextCallIsServed(client);
+    }
+
+    /** A reply to {@code xid}: MSG_DENIED, AUTH_ERROR, AUTH_BADCRED. */
+    private static void assertDeniedAuthBadcred(RpcReply denied, int xid) {
         ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
         assertEquals(xid, head.getInt(0));
         assertEquals(1, head.getInt(8), "MSG_DENIED");
         assertEquals(1, head.getInt(12), "AUTH_ERROR");
         assertEquals(1, head.getInt(16), "AUTH_BADCRED");
-        assertEquals(1, host.dispatcher().malformedCalls());
+    }
+
+    private void assertTheNextCallIsServed(RpcRdmaClient client) throws Exception {
         RpcReply next = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
     }
@@ -152,10 +160,7 @@ class RdmaHostedTransportTest {
         RpcReply overRdma = client.call(CallRequest.builder(call(BulkProgram.ECHO, claim)).build(), TIMEOUT);
         assertEquals(4, RpcWire.acceptStatus(RpcWire.whole(overRdma, false)), "GARBAGE_ARGS over RDMA");
         assertEquals(4, RpcWire.acceptStatus(overTcp(call(BulkProgram.ECHO, claim))), "GARBAGE_ARGS over TCP");
-        byte[] text = "served on".getBytes();
-        RpcReply next = client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(),
-                TIMEOUT);
-        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
+        assertTheNextCallIsServed(client);
     }
 
     /**
@@ -170,15 +175,9 @@ class RdmaHostedTransportTest {
             int xid = xids.incrementAndGet();
             ByteBuffer probe = ByteBuffer.allocate(40).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
                     .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(7).putInt(0).putInt(0).putInt(0).flip();
-            RpcReply denied = client.call(CallRequest.builder(probe).build(), TIMEOUT);
-            ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
-            assertEquals(xid, head.getInt(0));
-            assertEquals(1, head.getInt(8), "MSG_DENIED");
-            assertEquals(1, head.getInt(12), "AUTH_ERROR");
-            assertEquals(1, head.getInt(16), "AUTH_BADCRED");
+            assertDeniedAuthBadcred(client.call(CallRequest.builder(probe).build(), TIMEOUT), xid);
         }
-        RpcReply next = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
-        assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(next, false)), "the next call is served");
+        assertTheNextCallIsServed(client);
     }
 
     @Test

@@ -34,28 +34,56 @@ import org.rpcrdma4j.nfs3.localfs.SetIdBits;
  *
  * <p>Which objects the call may reach: nfs4j keeps the export a handle belongs to outside the
  * file system's authenticated bytes, so a client could pair a handle it saw with another export's
- * index. The file system therefore refuses, during a call, any object that is neither inside an
- * export the client's address is given nor a directory on the way to one (those the pseudo file
- * system shows). Between two exports the same client is given, the export's own rules (ro, squash)
- * still come from the index nfs4j reads from the handle.
+ * index, and nfs4j would apply that export's rules (rw, no_root_squash) to the object. Two checks
+ * close that:
+ * <ul>
+ * <li>any object the call touches is inside an export the client's address is given, or a
+ *     directory on the way to one (those the pseudo file system shows);</li>
+ * <li>an object the call reads or modifies is inside the export whose rules nfs4j applies to it:
+ *     nfs4j looks that export up by the handle's index ({@link ExportTable#getExport(int,
+ *     InetAddress)}, which {@link SwitchableExportTable} reports here through {@link #applying})
+ *     just before it calls the file system for a read or a change, so the file system compares the
+ *     object's path with that export's. Reading may still go through directories on the way to an
+ *     export (the pseudo file system's, for which nfs4j looks up no export); changing may not.
+ *     Attributes alone are checked by the first rule only: nfs4j reads them before it looks up the
+ *     export.</li>
+ * </ul>
  */
 public final class CallerIdentity implements SetIdBits.Identity {
 
     /** Outside any call: no group, not root, and no restriction of what may be reached. */
-    private static final CallerIdentity NOBODY = new CallerIdentity(false, -1, new int[0], null);
+    private static final CallerIdentity NOBODY = new CallerIdentity(false, -1, new int[0], null, null);
     private static final ThreadLocal<CallerIdentity> CURRENT = new ThreadLocal<>();
+
+    /** How a file system operation uses an object, for {@link #mayUse}. */
+    enum Use {
+        /** Its attributes only (GETATTR, ACCESS, GETACL). */
+        ATTRIBUTES,
+        /** Its data or entries (READ, READLINK, READDIR, LOOKUP in it). */
+        READ,
+        /** A change to it or in it (WRITE, SETATTR, CREATE, REMOVE, RENAME, LINK, SETACL). */
+        MODIFY
+    }
 
     private final boolean root;
     private final int gid;
     private final int[] groups;
     /** The real paths of the exports the client is given; null: anything under the root. */
     private final List<Path> exported;
+    /** The served directory export paths are relative to; null outside a call. */
+    private final Path servedRoot;
+    /**
+     * The real path of the export nfs4j applies to the object of the file system call about to
+     * come (the last one it looked up by index on this call's thread); null: none looked up.
+     */
+    private Path exportInForce;
 
-    private CallerIdentity(boolean root, int gid, int[] groups, List<Path> exported) {
+    private CallerIdentity(boolean root, int gid, int[] groups, List<Path> exported, Path servedRoot) {
         this.root = root;
         this.gid = gid;
         this.groups = groups;
         this.exported = exported;
+        this.servedRoot = servedRoot;
     }
 
     /** The identity of the call this thread serves (nobody outside {@link #around}). */
@@ -100,30 +128,51 @@ public final class CallerIdentity implements SetIdBits.Identity {
         RpcAuth credential = call.getCredential();
         if (!(credential instanceof RpcAuthTypeUnix unix) || lines.isEmpty()
                 || lines.stream().anyMatch(FsExport::hasAllSquash)) {
-            return new CallerIdentity(false, -1, new int[0], exported);
+            return new CallerIdentity(false, -1, new int[0], exported, root);
         }
         boolean rootKept = lines.stream().allMatch(FsExport::isTrusted);
         if (unix.uid() == 0 && !rootKept) {
-            return new CallerIdentity(false, -1, new int[0], exported);
+            return new CallerIdentity(false, -1, new int[0], exported, root);
         }
         int[] gids = unix.gids() == null ? new int[0] : unix.gids().clone();
-        return new CallerIdentity(unix.uid() == 0, unix.gid(), gids, exported);
+        return new CallerIdentity(unix.uid() == 0, unix.gid(), gids, exported, root);
     }
 
     /**
-     * Whether the call may reach an object at this path: inside an export the client is given,
-     * or a directory on the way to one.
+     * applying() - nfs4j looked up the export whose rules it applies to the object of the file
+     * system call it is about to make (null: no such export for this client). Only during a call.
      */
-    boolean mayReach(Path path) {
+    void applying(FsExport export) {
+        if (servedRoot == null) {
+            return; // outside a call, or an identity without exports (tests, subjects)
+        }
+        exportInForce = export == null ? null : servedRoot.resolve(export.getPath().substring(1)).normalize();
+    }
+
+    /**
+     * mayUse() - whether the call may use the object at this path so (see the class comment):
+     * inside an export the client is given or on the way to one, and for a read or a change,
+     * inside the export nfs4j applies (a read may also list or look up in a directory on the way
+     * to an export).
+     */
+    boolean mayUse(Path path, Use use) {
         if (exported == null) {
             return true;
         }
+        boolean inExport = false;
+        boolean onTheWay = false;
         for (Path export : exported) {
-            if (path.startsWith(export) || export.startsWith(path)) {
-                return true;
-            }
+            inExport |= path.startsWith(export);
+            onTheWay |= export.startsWith(path) && !export.equals(path);
         }
-        return false;
+        if (!inExport && !onTheWay) {
+            return false;
+        }
+        return switch (use) {
+            case ATTRIBUTES -> true;
+            case READ -> exportInForce == null ? onTheWay || inExport : path.startsWith(exportInForce) || onTheWay;
+            case MODIFY -> exportInForce != null && path.startsWith(exportInForce);
+        };
     }
 
     private static InetAddress clientOf(RpcCall call) {
@@ -161,17 +210,20 @@ public final class CallerIdentity implements SetIdBits.Identity {
             groups[i] = (int) secondary[i];
         }
         return new CallerIdentity(UnixSubjects.isRootSubject(subject), (int) UnixSubjects.getPrimaryGid(subject),
-                groups, null);
+                groups, null, null);
     }
 
     /** An AUTH_SYS identity, for tests that call the file system directly. */
     static CallerIdentity of(boolean root, int gid, int... groups) {
-        return new CallerIdentity(root, gid, groups.clone(), null);
+        return new CallerIdentity(root, gid, groups.clone(), null, null);
     }
 
-    /** An identity that may reach only these exports (real paths), for tests. */
-    static CallerIdentity reaching(List<Path> exported) {
-        return new CallerIdentity(false, -1, new int[0], List.copyOf(exported));
+    /**
+     * An identity that may reach only these exports (real paths, relative to {@code servedRoot}
+     * as nfs4j's export paths are), for tests.
+     */
+    static CallerIdentity reaching(Path servedRoot, List<Path> exported) {
+        return new CallerIdentity(false, -1, new int[0], List.copyOf(exported), servedRoot);
     }
 
     /** Runs work as an identity (tests and embedders that call the file system directly). */

@@ -132,21 +132,23 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     }
 
     /** The object an inode names: authenticated, found, and still of the handle's type. */
-    private InodeIndex.Located<UnixAttributes> locate(Inode inode) throws IOException {
+    private InodeIndex.Located<UnixAttributes> locate(Inode inode, CallerIdentity.Use use) throws IOException {
         InodeHandle handle = InodeHandle.decode(inode.getFileIdKey().toBytes(), key);
         InodeIndex.Located<UnixAttributes> found = index.locate(handle.dev(), handle.ino(),
                 attributes -> handle.names(attributes.mode(), attributes.dev(), attributes.ino()));
         if (found == null) {
             throw new StaleException("no object (" + handle.dev() + ", " + handle.ino() + ") under the served root");
         }
-        if (!CallerIdentity.current().mayReach(found.path())) {
-            throw new AccessException("object outside the exports this client is given");
+        if (!CallerIdentity.current().mayUse(found.path(), use)) {
+            throw new AccessException(use == CallerIdentity.Use.ATTRIBUTES
+                    ? "object outside the exports this client is given"
+                    : "object outside the export whose rules apply to its handle (" + use + ")");
         }
         return found;
     }
 
-    private Path directoryOf(Inode inode) throws IOException {
-        InodeIndex.Located<UnixAttributes> found = locate(inode);
+    private Path directoryOf(Inode inode, CallerIdentity.Use use) throws IOException {
+        InodeIndex.Located<UnixAttributes> found = locate(inode, use);
         if (!found.attributes().isDirectory()) {
             throw new NotDirException("not a directory");
         }
@@ -183,7 +185,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Inode lookup(Inode parent, String name) throws IOException {
-        Path directory = directoryOf(parent);
+        Path directory = directoryOf(parent, CallerIdentity.Use.READ);
         if (name.equals(".")) {
             return parent;
         }
@@ -196,7 +198,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Inode parentOf(Inode inode) throws IOException {
-        Path path = locate(inode).path();
+        // nfs4j asks without looking up the handle's export first (ATTRIBUTES: no export in force)
+        Path path = locate(inode, CallerIdentity.Use.ATTRIBUTES).path();
         if (path.equals(root)) {
             throw new NoEntException("the served root has no parent");
         }
@@ -210,7 +213,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
             // mknod(2) for devices, FIFOs and sockets is out of java.nio's reach.
             throw new NotSuppException("creating " + type + " objects is not supported");
         }
-        Path directory = directoryOf(parent);
+        Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = newChild(directory, name);
         try {
             Files.createFile(path, ownerOnly(mode));
@@ -222,7 +225,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Inode mkdir(Inode parent, String name, Subject subject, int mode) throws IOException {
-        Path directory = directoryOf(parent);
+        Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = newChild(directory, name);
         try {
             Files.createDirectory(path, ownerOnly(mode));
@@ -234,7 +237,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Inode symlink(Inode parent, String name, String target, Subject subject, int mode) throws IOException {
-        Path directory = directoryOf(parent);
+        Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = newChild(directory, name);
         if (target.isEmpty() || target.indexOf('\0') >= 0 || target.indexOf('\uFFFD') >= 0) {
             throw new InvalException("symbolic link data empty, with NUL, or not UTF-8");
@@ -253,8 +256,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Inode link(Inode parent, Inode existing, String name, Subject subject) throws IOException {
-        Path directory = directoryOf(parent);
-        InodeIndex.Located<UnixAttributes> target = locate(existing);
+        Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
+        InodeIndex.Located<UnixAttributes> target = locate(existing, CallerIdentity.Use.MODIFY);
         if (target.attributes().isDirectory()) {
             throw new IsDirException("hard link to a directory");
         }
@@ -269,7 +272,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public void remove(Inode parent, String name) throws IOException {
-        Path directory = directoryOf(parent);
+        Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = child(directory, name);
         UnixAttributes victim = read(path);
         try {
@@ -282,8 +285,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public boolean move(Inode source, String oldName, Inode destination, String newName) throws IOException {
-        Path from = child(directoryOf(source), oldName);
-        Path to = newChild(directoryOf(destination), newName);
+        Path from = child(directoryOf(source, CallerIdentity.Use.MODIFY), oldName);
+        Path to = newChild(directoryOf(destination, CallerIdentity.Use.MODIFY), newName);
         UnixAttributes moving = read(from);
         UnixAttributes replaced = readIfExists(to);
         if (replaced != null && replaced.dev() == moving.dev() && replaced.ino() == moving.ino()) {
@@ -306,7 +309,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public String readlink(Inode inode) throws IOException {
-        InodeIndex.Located<UnixAttributes> link = locate(inode);
+        InodeIndex.Located<UnixAttributes> link = locate(inode, CallerIdentity.Use.READ);
         if (!link.attributes().isSymbolicLink()) {
             throw new InvalException("not a symbolic link");
         }
@@ -323,7 +326,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public org.dcache.nfs.vfs.DirectoryStream list(Inode inode, byte[] verifier, long cookie) throws IOException {
-        Path directory = directoryOf(inode);
+        Path directory = directoryOf(inode, CallerIdentity.Use.READ);
         TreeMap<String, Path> sorted = new TreeMap<>();
         boolean unnamed = false;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
@@ -361,7 +364,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
      */
     @Override
     public byte[] directoryVerifier(Inode inode) throws IOException {
-        InodeIndex.Located<UnixAttributes> directory = locate(inode);
+        // nfs4j asks without looking up the handle's export first (ATTRIBUTES: no export in force)
+        InodeIndex.Located<UnixAttributes> directory = locate(inode, CallerIdentity.Use.ATTRIBUTES);
         return ByteBuffer.allocate(8).putLong(directory.attributes().mtimeNanos()).array();
     }
 
@@ -375,7 +379,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public int read(Inode inode, ByteBuffer data, long offset) throws IOException {
-        Path path = regularFile(inode);
+        Path path = regularFile(inode, CallerIdentity.Use.READ);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             int total = 0;
             while (data.hasRemaining()) {
@@ -400,7 +404,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public WriteResult write(Inode inode, ByteBuffer data, long offset, StabilityLevel stability) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode);
+        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.MODIFY);
         requireRegular(file.attributes());
         try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             int total = 0;
@@ -419,7 +423,9 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public void commit(Inode inode, long offset, int count) throws IOException {
-        Path path = regularFile(inode);
+        // nfs4j commits without looking up the handle's export first (no export in force); a
+        // commit changes nothing a client could not reach
+        Path path = regularFile(inode, CallerIdentity.Use.ATTRIBUTES);
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             channel.force(true);
         } catch (IOException e) {
@@ -427,8 +433,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         }
     }
 
-    private Path regularFile(Inode inode) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode);
+    private Path regularFile(Inode inode, CallerIdentity.Use use) throws IOException {
+        InodeIndex.Located<UnixAttributes> file = locate(inode, use);
         requireRegular(file.attributes());
         return file.path();
     }
@@ -446,12 +452,12 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public Stat getattr(Inode inode) throws IOException {
-        return locate(inode).attributes().toStat();
+        return locate(inode, CallerIdentity.Use.ATTRIBUTES).attributes().toStat();
     }
 
     @Override
     public void setattr(Inode inode, Stat stat) throws IOException {
-        InodeIndex.Located<UnixAttributes> object = locate(inode);
+        InodeIndex.Located<UnixAttributes> object = locate(inode, CallerIdentity.Use.MODIFY);
         Path path = object.path();
         UnixAttributes current = object.attributes();
         CallerIdentity caller = CallerIdentity.current();
@@ -494,7 +500,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     @Override
     public int access(Subject subject, Inode inode, int mode) throws IOException {
         // nfs4j's PseudoFs has checked the UNIX permissions (and the export's rules) already.
-        locate(inode);
+        locate(inode, CallerIdentity.Use.ATTRIBUTES);
         return mode;
     }
 
@@ -507,7 +513,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public nfsace4[] getAcl(Inode inode) throws IOException {
-        locate(inode);
+        locate(inode, CallerIdentity.Use.ATTRIBUTES);
         return new nfsace4[0];
     }
 
@@ -518,7 +524,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
      */
     @Override
     public void setAcl(Inode inode, nfsace4[] acl) throws IOException {
-        locate(inode);
+        locate(inode, CallerIdentity.Use.MODIFY);
         if (acl != null && acl.length > 0) {
             throw new NotSuppException("ACLs are not supported; use the mode");
         }

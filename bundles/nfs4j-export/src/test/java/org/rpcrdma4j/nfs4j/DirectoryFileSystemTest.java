@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import javax.security.auth.Subject;
+import org.dcache.nfs.ExportFile;
+import org.dcache.nfs.FsExport;
 import org.dcache.nfs.status.BadHandleException;
 import org.dcache.nfs.status.ExistException;
 import org.dcache.nfs.status.InvalException;
@@ -29,6 +31,7 @@ import org.dcache.nfs.vfs.DirectoryEntry;
 import org.dcache.nfs.vfs.Inode;
 import org.dcache.nfs.vfs.Stat;
 import org.dcache.nfs.vfs.VirtualFileSystem;
+import org.dcache.nfs.vfs.VirtualFileSystem.StabilityLevel;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,7 +136,7 @@ class DirectoryFileSystemTest {
         Inode b = fs.mkdir(fs.getRootInode(), "b", self, 0755);
         Inode inB = fs.create(b, Stat.Type.REGULAR, "theirs", self, 0644);
         Inode loose = fs.create(fs.getRootInode(), Stat.Type.REGULAR, "unexported", self, 0644);
-        CallerIdentity onlyA = CallerIdentity.reaching(List.of(fs.root().resolve("a")));
+        CallerIdentity onlyA = CallerIdentity.reaching(fs.root(), List.of(fs.root().resolve("a")));
         List<String> outcomes = new ArrayList<>();
         CallerIdentity.runAs(onlyA, () -> {
             for (Inode inode : List.of(fs.getRootInode(), a, inA, b, inB, loose)) {
@@ -150,6 +153,78 @@ class DirectoryFileSystemTest {
         assertEquals(List.of("ok", "ok", "ok", "refused", "refused", "refused"), outcomes,
                 "root (on the way), export a and its file; not export b, its file, or a file beside the exports");
         assertEquals(Stat.S_IFREG, fs.getattr(inB).getMode() & Stat.S_TYPE, "outside a call nothing is restricted");
+    }
+
+    /**
+     * A client given export /a read-only and /b read-write pairs a handle of /a's file with /b's
+     * index: nfs4j applies /b's rules (it looks /b up by the index just before the write), and the
+     * file system refuses the object, which is not inside /b. Reads follow the same rule, and a
+     * directory on the way to an export may be read but not changed.
+     */
+    @Test
+    void anObjectIsUsedOnlyUnderTheRulesOfTheExportItLiesIn() throws Exception {
+        Inode a = fs.mkdir(fs.getRootInode(), "a", self, 0755);
+        Inode inA = fs.create(a, Stat.Type.REGULAR, "precious", self, 0644);
+        Inode b = fs.mkdir(fs.getRootInode(), "b", self, 0755);
+        Inode inB = fs.create(b, Stat.Type.REGULAR, "scratch", self, 0644);
+        ExportFile table = new ExportFile(new java.io.StringReader("/a *(ro,no_root_squash)\n/b *(rw,no_root_squash)\n"));
+        java.net.InetAddress client = java.net.InetAddress.getLoopbackAddress();
+        FsExport ro = table.getExport("/a", client);
+        FsExport rw = table.getExport("/b", client);
+        CallerIdentity caller = CallerIdentity.reaching(fs.root(), List.of(fs.root().resolve("a"), fs.root().resolve("b")));
+        List<String> outcomes = new ArrayList<>();
+        CallerIdentity.runAs(caller, () -> {
+            outcomes.add(attempt(() -> {
+                caller.applying(rw); // nfs4j looked up /b by the forged index
+                fs.write(inA, java.nio.ByteBuffer.wrap(new byte[] {1}), 0, StabilityLevel.FILE_SYNC);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw);
+                fs.setattr(inA, new Stat());
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw);
+                fs.create(a, Stat.Type.REGULAR, "planted", self, 0644);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw);
+                fs.read(inA, java.nio.ByteBuffer.allocate(8), 0);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw); // the rightful pairing
+                fs.write(inB, java.nio.ByteBuffer.wrap(new byte[] {2}), 0, StabilityLevel.FILE_SYNC);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(ro);
+                fs.read(inA, java.nio.ByteBuffer.allocate(8), 0);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw); // the root is on the way to both exports: readable, not changeable
+                fs.list(fs.getRootInode(), null, 0);
+            }));
+            outcomes.add(attempt(() -> {
+                caller.applying(rw);
+                fs.create(fs.getRootInode(), Stat.Type.REGULAR, "beside", self, 0644);
+            }));
+        });
+        assertEquals(List.of("refused", "refused", "refused", "refused", "ok", "ok", "ok", "refused"), outcomes);
+        assertEquals(0, Files.size(root.resolve("a/precious")), "nothing written to the read-only export");
+        assertEquals(1, Files.size(root.resolve("b/scratch")));
+    }
+
+    private interface Attempt {
+        void run() throws IOException;
+    }
+
+    private static String attempt(Attempt attempt) {
+        try {
+            attempt.run();
+            return "ok";
+        } catch (org.dcache.nfs.status.AccessException refused) {
+            return "refused";
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     @Test

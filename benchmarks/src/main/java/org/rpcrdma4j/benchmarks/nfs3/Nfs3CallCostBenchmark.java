@@ -33,7 +33,7 @@ import org.rpcrdma4j.nfs3.internal.NfsState;
 /**
  * Nfs3CallCostBenchmark - what the NFSv3 program pays on every call before it does its work
  * (issue #33, item 3): checking the file handle (its HMAC), reading a file's attributes, and
- * both together as the handle's resolution ({@link FileHandle#decode} and
+ * both together as the handle's resolution ({@link org.rpcrdma4j.nfs3.internal.VerifiedHandles#verify} and
  * {@link ExportRoot#locate}: one attribute read and the parent's real path).
  *
  * <p>The {@code attributes*} rows compare the ways java.nio reads a file's attributes without a
@@ -78,10 +78,10 @@ public class Nfs3CallCostBenchmark {
         }
     }
 
-    /** The handle check alone: a known handle of this server. */
+    /** The handle check alone: a known handle of this server, its verdict remembered. */
     @Benchmark
     public FileHandle handleCheck() throws NfsException {
-        return FileHandle.decode(handle, state.key());
+        return state.handles().verify(handle);
     }
 
     /** The handle check without the verdict cache: the HMAC of every handle. */
@@ -93,7 +93,7 @@ public class Nfs3CallCostBenchmark {
     /** The handle check and the lookup of its object: what every call with a handle pays. */
     @Benchmark
     public ExportRoot.Located handleResolve() throws NfsException {
-        return root.locate(FileHandle.decode(handle, state.key()));
+        return root.locate(state.handles().verify(handle));
     }
 
     /** The server's attribute read: the unix: view with fattr3's names. */

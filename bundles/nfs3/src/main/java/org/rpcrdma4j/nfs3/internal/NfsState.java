@@ -26,6 +26,7 @@ public final class NfsState {
     private static final System.Logger LOG = System.getLogger(NfsState.class.getName());
 
     private final ServerKey key;
+    private final VerifiedHandles handles;
     private final List<ExportRoot> roots;
     private final Map<Integer, ExportRoot> byId;
     private final long writeVerifier;
@@ -49,6 +50,7 @@ public final class NfsState {
             throw new IllegalArgumentException("state directory '" + stateDirectory + "': must be absolute");
         }
         this.key = ServerKey.loadOrCreate(stateDirectory);
+        this.handles = new VerifiedHandles(key);
         List<ExportRoot> opened = new ArrayList<>();
         Map<Integer, ExportRoot> ids = new HashMap<>();
         for (Export export : exports) {
@@ -101,6 +103,11 @@ public final class NfsState {
     /** The file handle key. */
     public ServerKey key() {
         return key;
+    }
+
+    /** The check of the file handles clients present: under {@link #key()}, with its verdicts remembered. */
+    public VerifiedHandles handles() {
+        return handles;
     }
 
     /** The exports, in configuration order. */

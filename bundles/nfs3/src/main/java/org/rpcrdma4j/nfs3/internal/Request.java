@@ -39,7 +39,7 @@ public final class Request {
      *     one whose export or object is gone, NFS3ERR_ACCES if the peer may not use the export
      */
     public Target resolve(byte[] handle) throws NfsException {
-        FileHandle decoded = FileHandle.decode(handle, state.key());
+        FileHandle decoded = state.handles().verify(handle);
         ExportRoot root = state.export(decoded.exportId());
         if (root == null) {
             throw new NfsException(Nfs3.NFS3ERR_STALE, "export " + decoded.exportId() + " is no longer served");

@@ -66,6 +66,13 @@ final class CallBridge implements RpcCallHandler {
     private final RpcCallDispatcher dispatcher;
     private final ReplyCache cache;
     private final List<UpperLayerBinding> bindings;
+    /**
+     * The largest DDP item a reply's memory is sized for up front ({@link #replyItemBytes}): the
+     * largest NFS READ the servers here answer (rtmax of this project's NFSv3 program, the Linux
+     * client's largest rsize), so that a client offering a larger write chunk cannot make a call
+     * borrow more than a real READ would.
+     */
+    static final int PRESIZED_ITEM_MAX = 1 << 20;
     private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final ScheduledThreadPoolExecutor backchannelThread;
     private final ConcurrentHashMap<RdmaConnection, BackchannelTransport> backchannels = new ConcurrentHashMap<>();
@@ -356,6 +363,27 @@ final class CallBridge implements RpcCallHandler {
                 transport.releaseHold();
             }
         }
+    }
+
+    /**
+     * replyItemBytes() - the bytes of DDP-eligible data the reply to this call will carry, known
+     * before it is encoded: the client's first write chunk, which it sizes to what it asked for
+     * (an NFS READ's count, RFC 8267 §4.2), when the program's binding says the reply may carry
+     * such an item; 0 when there is none or it is larger than {@link #PRESIZED_ITEM_MAX} (then
+     * the reply grows as it is encoded, as before).
+     */
+    int replyItemBytes(PendingReply reply, int program, int version, int procedure) {
+        long offered = reply.writeChunkCapacity();
+        if (offered <= 0 || offered > PRESIZED_ITEM_MAX) {
+            return 0;
+        }
+        for (int i = 0; i < bindings.size(); i++) {
+            UpperLayerBinding binding = bindings.get(i);
+            if (binding.program() == program) {
+                return binding.isDdpEligibleReply(version, procedure) ? (int) offered : 0;
+            }
+        }
+        return 0;
     }
 
     private boolean isNonIdempotent(int program, int version, int procedure) {

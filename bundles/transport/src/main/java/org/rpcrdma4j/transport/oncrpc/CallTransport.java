@@ -106,14 +106,16 @@ final class CallTransport extends ConnectionTransport implements Runnable {
     /**
      * xdr() - the call's XDR stream over its body, read in place (an inline call's one view
      * through this transport's reused wrapper, from the view's position), encoding its reply
-     * into the pending reply's memory.
+     * into the pending reply's memory, sized up front for the DDP item the reply will carry
+     * ({@link CallBridge#replyItemBytes}).
      */
     CallXdr xdr(List<ByteBuffer> views) {
+        int itemBytes = bridge.replyItemBytes(reply, program, version, procedure);
         if (views.size() == 1) {
             ByteBuffer view = views.get(0);
-            return xdr.begin(body.wrap(view), view.position(), reply);
+            return xdr.begin(body.wrap(view), view.position(), reply, itemBytes);
         }
-        return xdr.begin(bridge.wrap(views), 0, reply);
+        return xdr.begin(bridge.wrap(views), 0, reply, itemBytes);
     }
 
     PendingReply reply() {

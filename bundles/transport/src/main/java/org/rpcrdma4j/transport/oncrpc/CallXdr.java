@@ -24,10 +24,19 @@ import org.rpcrdma4j.transport.PendingReply;
  * against the message before the program's decoding allocates it ({@link ClaimCheckedXdr}).
  */
 final class CallXdr extends ClaimCheckedXdr {
+    /**
+     * Room for everything of a reply but its DDP item when its memory is sized up front: the RPC
+     * reply header, and the results around the item (an NFSv3 READ's status, post_op_attr, count
+     * and eof are 108 bytes; an NFSv4.1 SEQUENCE, PUTFH, READ COMPOUND's about 150). A reply that
+     * needs more grows as any other.
+     */
+    static final int REPLY_HEADER_ALLOWANCE = 1024;
     private PendingReply reply;
     /** The call's buffer, and where the call message starts in it. */
     private Buffer callBuffer;
     private int start;
+    /** The DDP item the reply will carry, in bytes, as known before it is encoded; 0 when none is. */
+    private int replyItemBytes;
     /** Whether this call's reply memory was taken (its first reply only). */
     private boolean replyTaken;
     /** The pending reply's memory while the reply is encoded into it, else null. */
@@ -38,6 +47,9 @@ final class CallXdr extends ClaimCheckedXdr {
     /** The large buffer the reply grew into ({@link PendingReply#largerReplyBuffer}), and its view; else null. */
     private ByteBuffer grownMemory;
     private Buffer grownView;
+    /** The last borrowed buffer seen, and its Grizzly view: reused while the pool lends the same one. */
+    private ByteBuffer viewedLarger;
+    private Buffer largerView;
 
     /** A stream for one {@link CallTransport}, taken up for each call with {@link #begin}. */
     CallXdr() {
@@ -56,14 +68,18 @@ final class CallXdr extends ClaimCheckedXdr {
      * @param start where the message starts in {@code call}
      * @param reply the call's pending reply, whose {@link PendingReply#replyBuffer()} the reply
      *        is encoded into
+     * @param replyItemBytes the bytes of the DDP item the reply will carry (an NFS READ's data,
+     *        bounded by the caller), 0 when none is known: with its header the reply's memory is
+     *        taken large enough for it up front ({@link #beginEncoding})
      * @return this stream
      */
-    CallXdr begin(Buffer call, int start, PendingReply reply) {
+    CallXdr begin(Buffer call, int start, PendingReply reply, int replyItemBytes) {
         call.order(ByteOrder.BIG_ENDIAN);
         _buffer = call;
         this.callBuffer = call;
         this.start = start;
         this.reply = reply;
+        this.replyItemBytes = replyItemBytes;
         replyTaken = false;
         replyMemory = null;
         grownMemory = null;
@@ -101,8 +117,10 @@ final class CallXdr extends ClaimCheckedXdr {
 
     /**
      * beginEncoding() - encode into the pending reply's own memory (reused by the connection's
-     * later replies, so the reply costs no buffer); a reply that outgrows it is moved by
-     * oncrpc4j into a larger heap buffer, as before.
+     * later replies, so the reply costs no buffer), or, when the reply will carry a DDP item that
+     * does not fit there with its header, straight into a larger buffer the pending reply borrows
+     * ({@link #takeLargerUpFront}); a reply that outgrows its memory all the same continues in a
+     * larger one ({@link #grow}).
      */
     @Override
     public void beginEncoding() {
@@ -111,6 +129,10 @@ final class CallXdr extends ClaimCheckedXdr {
             // memory that may already carry another call's reply; it fails when sent.
             replyTaken = true;
             ByteBuffer memory = reply.replyBuffer();
+            if (replyItemBytes > memory.capacity() - REPLY_HEADER_ALLOWANCE && takeLargerUpFront()) {
+                super.beginEncoding();
+                return;
+            }
             if (memory != viewedMemory) {
                 viewedMemory = memory;
                 replyView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, memory.array(), memory.arrayOffset(),
@@ -123,6 +145,28 @@ final class CallXdr extends ClaimCheckedXdr {
             _buffer = MemoryManager.DEFAULT_MEMORY_MANAGER.allocate(INITIAL_XDR_SIZE);
         }
         super.beginEncoding();
+    }
+
+    /**
+     * takeLargerUpFront() - borrow the memory for a reply with a DDP item before encoding it: an
+     * NFS READ reply (its header, attributes and data) no longer starts in the pending reply's
+     * inline-sized memory and grows into a larger buffer at its data (oncrpc4j's
+     * {@code Xdr.ensureCapacity}, then {@link #grow}: a copy of the header, two small objects and
+     * a second buffer view per READ), it is encoded where it ends up.
+     *
+     * @return false when the transport lends none that large: encoding starts in the pending
+     *         reply's memory, and grows, as before
+     */
+    private boolean takeLargerUpFront() {
+        ByteBuffer larger = reply.largerReplyBuffer(REPLY_HEADER_ALLOWANCE + replyItemBytes);
+        if (larger == null) {
+            return false;
+        }
+        grownMemory = larger;
+        grownView = viewOf(larger);
+        replyMemory = null;
+        _buffer = grownView;
+        return true;
     }
 
     /**
@@ -156,9 +200,22 @@ final class CallXdr extends ClaimCheckedXdr {
         int encoded = old.position();
         larger.put(old.toByteBuffer(0, encoded));
         grownMemory = larger;
-        grownView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, larger);
+        grownView = viewOf(larger);
         replyMemory = null;
         return grownView;
+    }
+
+    /**
+     * viewOf() - the Grizzly view of a borrowed buffer: the one made last time when the pool
+     * lends the same buffer again (it keeps no state of its own: position and limit are the
+     * buffer's, which the pool cleared), else a new one.
+     */
+    private Buffer viewOf(ByteBuffer larger) {
+        if (larger != viewedLarger) {
+            viewedLarger = larger;
+            largerView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, larger);
+        }
+        return largerView;
     }
 
     /**

@@ -213,6 +213,23 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void repliesSizedUpFrontFromTheWriteChunkAreByteExact() throws Exception {
+        // A write chunk of at most 1 MiB for a DDP-eligible reply: its memory is taken for the
+        // item before the program encodes it (CallXdr.takeLargerUpFront), the reply grows nothing.
+        RpcRdmaClient client = client();
+        for (int n : new int[] {4096, 64 * 1024 + 1, 1 << 20}) {
+            ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+            byte[] expected = overTcp(message.duplicate());
+            for (int i = 0; i < 3; i++) {
+                RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk((n + 3) & ~3).build(),
+                        TIMEOUT);
+                assertEquals(n, reply.writeChunk(0).remaining(), n + ": the item went to the write chunk");
+                assertArrayEquals(expected, RpcWire.whole(reply, true), n + " reply " + i + " byte-exact");
+            }
+        }
+    }
+
+    @Test
     void aWriteChunkTooSmallForTheItemIsReturnedUnusedAndTheReplyTakesTheReplyChunk() throws Exception {
         RpcRdmaClient client = client();
         int n = 64 * 1024;

@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.security.auth.Subject;
 import org.dcache.nfs.ChimeraNFSException;
 import org.dcache.nfs.status.AccessException;
+import org.dcache.nfs.status.BadHandleException;
 import org.dcache.nfs.status.InvalException;
 import org.dcache.nfs.status.IsDirException;
 import org.dcache.nfs.status.NameTooLongException;
@@ -51,6 +52,7 @@ import org.rpcrdma4j.nfs3.localfs.InodeIndex;
 import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import org.rpcrdma4j.nfs3.localfs.ServerKey;
 import org.rpcrdma4j.nfs3.localfs.SetIdBits;
+import org.rpcrdma4j.nfs3.localfs.VerifiedHandles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,6 +97,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     private final Path root;
     private final ServerKey key;
+    /** Handles that passed the MAC check under {@link #key}: a handle seen before costs no HMAC. */
+    private final VerifiedHandles<InodeHandle, BadHandleException> handles;
     private final InodeIndex<UnixAttributes> index;
     private final Inode rootInode;
     private final NfsIdMapping idMapping = new SimpleIdMap();
@@ -114,6 +118,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         }
         this.root = directory.toRealPath();
         this.key = key;
+        this.handles = new VerifiedHandles<>(InodeHandle.BYTES, InodeHandle.MAC_OFFSET,
+                bytes -> InodeHandle.decode(bytes, key));
         UnixAttributes rootAttributes = UnixAttributes.read(root);
         this.index = new InodeIndex<>(root, rootAttributes, UnixAttributes.INDEXED);
         this.rootInode = Inode.forFile(rootAttributes.handle().encode(key));
@@ -133,7 +139,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     /** The object an inode names: authenticated, found, and still of the handle's type. */
     private InodeIndex.Located<UnixAttributes> locate(Inode inode, CallerIdentity.Use use) throws IOException {
-        InodeHandle handle = InodeHandle.decode(inode.getFileIdKey().toBytes(), key);
+        InodeHandle handle = handles.verify(inode.getFileIdKey().toBytes());
         InodeIndex.Located<UnixAttributes> found = index.locate(handle.dev(), handle.ino(),
                 attributes -> handle.names(attributes.mode(), attributes.dev(), attributes.ino()));
         if (found == null) {

@@ -33,7 +33,8 @@ public record InodeHandle(int type, long dev, long ino) {
     /** Bytes of an encoded handle. */
     public static final int BYTES = 34;
 
-    private static final int MAC_OFFSET = 18;
+    /** Where the MAC starts. */
+    public static final int MAC_OFFSET = 18;
     private static final int MAC_BYTES = 16;
 
     /** The handle of an object with this mode (type bits included), device and inode. */

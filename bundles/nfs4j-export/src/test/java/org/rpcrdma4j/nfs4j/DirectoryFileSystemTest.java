@@ -93,9 +93,16 @@ class DirectoryFileSystemTest {
     @Test
     void aForgedOrTruncatedHandleIsRefused() throws IOException {
         Inode genuine = file("secret", "x");
+        fs.getattr(genuine); // verified once: the cache of verified handles holds it now
         byte[] opaque = genuine.getFileIdKey().toBytes();
-        opaque[10] ^= 1; // another inode number, MAC unchanged
+        opaque[10] ^= 1; // another inode number, MAC unchanged: the cached handle's slot
         assertThrows(BadHandleException.class, () -> fs.getattr(Inode.forFile(opaque)));
+        for (int i = 0; i < InodeHandle.BYTES; i++) {
+            byte[] flipped = genuine.getFileIdKey().toBytes();
+            flipped[i] ^= (byte) 0x80;
+            assertThrows(BadHandleException.class, () -> fs.getattr(Inode.forFile(flipped)), "byte " + i + " changed");
+        }
+        assertEquals(Stat.S_IFREG, fs.getattr(genuine).getMode() & Stat.S_TYPE, "the genuine handle still serves");
         byte[] truncated = new byte[InodeHandle.BYTES - 1];
         System.arraycopy(genuine.getFileIdKey().toBytes(), 0, truncated, 0, truncated.length);
         assertThrows(BadHandleException.class, () -> fs.getattr(Inode.forFile(truncated)));

@@ -29,7 +29,8 @@ public record FileHandle(int type, int exportId, long fsid, long fileid) {
     /** Bytes of an encoded handle. */
     public static final int BYTES = 40;
 
-    private static final int MAC_OFFSET = 24;
+    /** Where the MAC starts. */
+    static final int MAC_OFFSET = 24;
     private static final int MAC_BYTES = 16;
 
     /** Encodes and signs this handle. */

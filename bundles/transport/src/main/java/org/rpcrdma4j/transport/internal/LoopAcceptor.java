@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: the loop's leader only.
  */
 final class LoopAcceptor {
-    private static final Logger LOG = LoggerFactory.getLogger(LoopAcceptor.class);
+    /** The loop's logger: the lines keep their category. */
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
 
     private final CompletionLoop loop;
     private final TransportEngine engine;

@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * previous one wrote; what is "leader only" below is confined to the thread leading.
  */
 final class LoopCrew {
-    private static final Logger LOG = LoggerFactory.getLogger(LoopCrew.class);
+    /** The loop's logger: the lines keep their category. */
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** A watching standby stops its timed checks once no call was kept for this many time slices. */
     public static final int WATCH_QUIET_SLICES = 20;
     /**

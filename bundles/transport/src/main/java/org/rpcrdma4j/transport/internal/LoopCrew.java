@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * with a timeout (it watches), so the leader need not wake it: it steps aside ({@link #stepAside}),
  * runs the call and takes the loop back, and the standby takes the loop over only if the call
  * outruns its time slice. A lone call then costs no wake-up of the crew; once no call was kept for
- * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the next
- * kept call wakes it as before. While the standby watches, the leader keeps every call of the
+ * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the leader that keeps
+ * the next call hands the loop over, waking it. While the standby watches, the leader keeps every call of the
  * pass (up to {@value #MAX_CALLS_KEPT_PER_PASS}) and runs them one after another: a
  * client with several calls in flight sends them together, and each kept call saves a worker's
  * wake-up. Only while calls are short ({@link #BATCH_SHARE_OF_SLICE}): longer ones

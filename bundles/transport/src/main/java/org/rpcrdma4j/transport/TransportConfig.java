@@ -1,5 +1,7 @@
 package org.rpcrdma4j.transport;
 
+import static org.rpcrdma4j.transport.TransportSetting.*;
+
 import java.util.Objects;
 
 import org.rpcrdma4j.codec.RpcRdmaLimits;
@@ -281,28 +283,28 @@ public final class TransportConfig {
                 + ", backchannelCredits=" + backchannelCredits + ", " + limits + "]";
     }
 
-    /** Builder - collects settings; each setter checks its value at once. */
+    /** Builder - collects settings; each setter checks its value at once, against its {@link TransportSetting} row. */
     public static final class Builder {
-        private int inlineReceiveThreshold = 4096;
-        private int maxInlineSend = 4096;
-        private int credits = 64;
-        private int receiveContexts;
-        private int repostBatch = 8;
-        private int maxOutstandingReads = 16;
-        private int sendBuffers = 16;
-        private int readSinkCount;
-        private int readSinkLength = 256 * 1024;
-        private int sinkPageSize = 4096;
-        private int completionBatch = 32;
-        private int replyStagingBytes = 24 << 20;
+        private int inlineReceiveThreshold = INLINE_RECEIVE_THRESHOLD.defaultValue();
+        private int maxInlineSend = MAX_INLINE_SEND.defaultValue();
+        private int credits = CREDITS.defaultValue();
+        private int receiveContexts = RECEIVE_CONTEXTS.defaultValue();
+        private int repostBatch = REPOST_BATCH.defaultValue();
+        private int maxOutstandingReads = MAX_OUTSTANDING_READS.defaultValue();
+        private int sendBuffers = SEND_BUFFERS.defaultValue();
+        private int readSinkCount = READ_SINK_COUNT.defaultValue();
+        private int readSinkLength = READ_SINK_LENGTH.defaultValue();
+        private int sinkPageSize = SINK_PAGE_SIZE.defaultValue();
+        private int completionBatch = COMPLETION_BATCH.defaultValue();
+        private int replyStagingBytes = REPLY_STAGING_BYTES.defaultValue();
         private int completionLoops = defaultCompletionLoops();
-        private int stallTimeoutSeconds = 30;
-        private int completionSpinMicros;
+        private int stallTimeoutSeconds = STALL_TIMEOUT_SECONDS.defaultValue();
+        private int completionSpinMicros = COMPLETION_SPIN_MICROS.defaultValue();
         private boolean loopRunsCalls = true;
-        private int nextCallSpinMicros = 50;
-        private int callTimeSliceMicros = DEFAULT_CALL_TIME_SLICE_MICROS;
-        private int maxConnections = 1024;
-        private int backchannelCredits = 2;
+        private int nextCallSpinMicros = NEXT_CALL_SPIN_MICROS.defaultValue();
+        private int callTimeSliceMicros = CALL_TIME_SLICE_MICROS.defaultValue();
+        private int maxConnections = MAX_CONNECTIONS.defaultValue();
+        private int backchannelCredits = BACKCHANNEL_CREDITS.defaultValue();
         private RpcRdmaLimits limits = RpcRdmaLimits.DEFAULTS;
 
         private Builder() {
@@ -310,59 +312,55 @@ public final class TransportConfig {
 
         /** @param bytes a multiple of 1024 within 1024..262144 @return this builder */
         public Builder inlineReceiveThreshold(int bytes) {
-            inlineReceiveThreshold = inlineSize("inlineReceiveThreshold", bytes);
+            inlineReceiveThreshold = inlineSize(INLINE_RECEIVE_THRESHOLD, bytes);
             return this;
         }
 
         /** @param bytes a multiple of 1024 within 1024..262144 @return this builder */
         public Builder maxInlineSend(int bytes) {
-            maxInlineSend = inlineSize("maxInlineSend", bytes);
+            maxInlineSend = inlineSize(MAX_INLINE_SEND, bytes);
             return this;
         }
 
         /** @param value 1..4096 @return this builder */
         public Builder credits(int value) {
-            credits = range("credits", value, 1, 4096);
+            credits = CREDITS.check(value);
             return this;
         }
 
         /** @param value at least credits, at most 8192 @return this builder */
         public Builder receiveContexts(int value) {
-            receiveContexts = range("receiveContexts", value, 1, 8192);
+            receiveContexts = RECEIVE_CONTEXTS.check(value);
             return this;
         }
 
         /** @param value 1..credits @return this builder */
         public Builder repostBatch(int value) {
-            repostBatch = range("repostBatch", value, 1, 4096);
+            repostBatch = REPOST_BATCH.check(value);
             return this;
         }
 
         /** @param value 1..128 @return this builder */
         public Builder maxOutstandingReads(int value) {
-            maxOutstandingReads = range("maxOutstandingReads", value, 1, 128);
+            maxOutstandingReads = MAX_OUTSTANDING_READS.check(value);
             return this;
         }
 
         /** @param value 1..4096 @return this builder */
         public Builder sendBuffers(int value) {
-            sendBuffers = range("sendBuffers", value, 1, 4096);
+            sendBuffers = SEND_BUFFERS.check(value);
             return this;
         }
 
-        /**
-         * @param value READ sinks per completion loop, device and strategy, 1..65536; 0: as many as
-         *        hold {@value TransportConfig#AUTO_READ_POOL_BYTES} bytes at the strategy's sink length
-         * @return this builder
-         */
+        /** @param value see {@link TransportSetting#READ_SINK_COUNT} @return this builder */
         public Builder readSinkCount(int value) {
-            readSinkCount = range("readSinkCount", value, 0, MAX_READ_SINKS);
+            readSinkCount = READ_SINK_COUNT.check(value);
             return this;
         }
 
         /** @param bytes 4..16 MiB, a multiple of 4 @return this builder */
         public Builder readSinkLength(int bytes) {
-            readSinkLength = range("readSinkLength", bytes, 4, 16 << 20);
+            readSinkLength = READ_SINK_LENGTH.check(bytes);
             if ((bytes & 3) != 0) {
                 throw new IllegalArgumentException("readSinkLength must be a multiple of 4: " + bytes);
             }
@@ -371,7 +369,7 @@ public final class TransportConfig {
 
         /** @param bytes a power of two within 64..1 MiB @return this builder */
         public Builder sinkPageSize(int bytes) {
-            sinkPageSize = range("sinkPageSize", bytes, 64, 1 << 20);
+            sinkPageSize = SINK_PAGE_SIZE.check(bytes);
             if (Integer.bitCount(bytes) != 1) {
                 throw new IllegalArgumentException("sinkPageSize must be a power of two: " + bytes);
             }
@@ -380,47 +378,31 @@ public final class TransportConfig {
 
         /** @param value 1..1024 @return this builder */
         public Builder completionBatch(int value) {
-            completionBatch = range("completionBatch", value, 1, 1024);
+            completionBatch = COMPLETION_BATCH.check(value);
             return this;
         }
 
         /** @param bytes 64 KiB..1 GiB @return this builder */
         public Builder replyStagingBytes(int bytes) {
-            replyStagingBytes = range("replyStagingBytes", bytes, 64 << 10, 1 << 30);
+            replyStagingBytes = REPLY_STAGING_BYTES.check(bytes);
             return this;
         }
 
-        /**
-         * @param value completion loops (threads) serving the connections, 1..64, or 0 for one per
-         *        CPU at most {@value TransportConfig#DEFAULT_MAX_COMPLETION_LOOPS}; each loop has its
-         *        own pools per device (READ sinks, reply staging), shared by its connections
-         * @return this builder
-         */
+        /** @param value see {@link TransportSetting#COMPLETION_LOOPS} @return this builder */
         public Builder completionLoops(int value) {
-            completionLoops = range("completionLoops", value, 0, MAX_COMPLETION_LOOPS) == 0 ? defaultCompletionLoops() : value;
+            completionLoops = COMPLETION_LOOPS.check(value) == 0 ? defaultCompletionLoops() : value;
             return this;
         }
 
-        /**
-         * @param seconds how long work a connection posted (a reply SEND waiting on RNR, an RDMA
-         *        READ or WRITE) may go without completing before the connection is closed and
-         *        what it holds reclaimed, 1..3600
-         * @return this builder
-         */
+        /** @param seconds see {@link TransportSetting#STALL_TIMEOUT_SECONDS} @return this builder */
         public Builder stallTimeoutSeconds(int seconds) {
-            stallTimeoutSeconds = range("stallTimeoutSeconds", seconds, 1, 3600);
+            stallTimeoutSeconds = STALL_TIMEOUT_SECONDS.check(seconds);
             return this;
         }
 
-        /**
-         * @param micros how long a completion loop keeps polling after a pass found no work
-         *        before it sleeps on its completion channel, 0..{@value #MAX_COMPLETION_SPIN_MICROS}:
-         *        a call arriving within it is taken without a wake-up (which costs tens of
-         *        microseconds between CPUs), for up to this much CPU per idle gap; 0 sleeps at once
-         * @return this builder
-         */
+        /** @param micros see {@link TransportSetting#COMPLETION_SPIN_MICROS} @return this builder */
         public Builder completionSpinMicros(int micros) {
-            completionSpinMicros = range("completionSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
+            completionSpinMicros = COMPLETION_SPIN_MICROS.check(micros);
             return this;
         }
 
@@ -436,53 +418,27 @@ public final class TransportConfig {
             return this;
         }
 
-        /**
-         * @param micros 0..{@value #MAX_COMPLETION_SPIN_MICROS}, default 50 (0: never spin): with
-         *        {@link #loopRunsCalls}, when the loop thread took every call a wake-up of a loop
-         *        brought to run itself (a client calling one at a time, or sending a batch: it
-         *        waits for these replies before it sends again), the loop polls this long for the
-         *        next call before it sleeps, so it comes in without a wake-up. Adaptive: after
-         *        spins that found no call the loop stops spinning and only tries again now and
-         *        then, so a client that pauses between calls costs no CPU in spins; under load
-         *        (calls going to the workers) it never spins, leaving the CPUs to the calls
-         * @return this builder
-         */
+        /** @param micros see {@link TransportSetting#NEXT_CALL_SPIN_MICROS} @return this builder */
         public Builder nextCallSpinMicros(int micros) {
-            nextCallSpinMicros = range("nextCallSpinMicros", micros, 0, MAX_COMPLETION_SPIN_MICROS);
+            nextCallSpinMicros = NEXT_CALL_SPIN_MICROS.check(micros);
             return this;
         }
 
-        /**
-         * @param micros 0..{@value #MAX_CALL_TIME_SLICE_MICROS}, default
-         *        {@value #DEFAULT_CALL_TIME_SLICE_MICROS}: with {@link #loopRunsCalls}, how long the
-         *        loop thread may run a call it kept before the loop's standby takes the loop over.
-         *        While calls are kept at least twice per slice the standby checks this often (a
-         *        watch costs a timed wake-up per slice and saves one per kept call; at most 1,000
-         *        timed wake-ups a second at the default; none once no call was kept for 20
-         *        slices), so the thread
-         *        runs the call without waking the standby and takes the loop back after it: a
-         *        lone call costs no wake-up of the crew, and the thread runs up to 16 calls of a
-         *        wake-up in a row (while 16 calls as long as the recent ones take under a quarter
-         *        slice). A call that blocks holds the loop's other connections, and the
-         *        calls kept behind it, for up to about two slices; then the standby takes over
-         *        and sends those calls to the workers. 0: the standby is woken before every such
-         *        call (one more wake-up per call, no delay for the other connections)
-         * @return this builder
-         */
+        /** @param micros see {@link TransportSetting#CALL_TIME_SLICE_MICROS} @return this builder */
         public Builder callTimeSliceMicros(int micros) {
-            callTimeSliceMicros = range("callTimeSliceMicros", micros, 0, MAX_CALL_TIME_SLICE_MICROS);
+            callTimeSliceMicros = CALL_TIME_SLICE_MICROS.check(micros);
             return this;
         }
 
         /** @param value connections served at once, 1..65536; connect requests beyond are rejected @return this builder */
         public Builder maxConnections(int value) {
-            maxConnections = range("maxConnections", value, 1, 65536);
+            maxConnections = MAX_CONNECTIONS.check(value);
             return this;
         }
 
         /** @param value 0..256 (0: no back channel) @return this builder */
         public Builder backchannelCredits(int value) {
-            backchannelCredits = range("backchannelCredits", value, 0, 256);
+            backchannelCredits = BACKCHANNEL_CREDITS.check(value);
             return this;
         }
 
@@ -497,19 +453,12 @@ public final class TransportConfig {
             return new TransportConfig(this);
         }
 
-        private static int inlineSize(String name, int bytes) {
-            range(name, bytes, INLINE_UNIT, MAX_INLINE);
+        private static int inlineSize(TransportSetting setting, int bytes) {
+            setting.check(bytes);
             if (bytes % INLINE_UNIT != 0) {
-                throw new IllegalArgumentException(name + " must be a multiple of " + INLINE_UNIT + ": " + bytes);
+                throw new IllegalArgumentException(setting.property() + " must be a multiple of " + INLINE_UNIT + ": " + bytes);
             }
             return bytes;
-        }
-
-        private static int range(String name, int value, int min, int max) {
-            if (value < min || value > max) {
-                throw new IllegalArgumentException(name + " must be within " + min + ".." + max + ": " + value);
-            }
-            return value;
         }
     }
 }

@@ -275,14 +275,14 @@ public final class TransportEngine implements ConnectionEventHandler {
                 rejectAndClose(connection);
                 return;
             }
-            leastLoaded().handIn(new CompletionLoop.HandedEvent(ConnectionEventType.CONNECT_REQUEST, connection, null,
+            leastLoaded().handIn(new HandedEvent(ConnectionEventType.CONNECT_REQUEST, connection, null,
                     event.privateData()));
             return;
         }
         Object attachment = connection == null ? null : connection.attachment();
         if (attachment instanceof ConnectionState) {
             ConnectionState state = (ConnectionState) attachment;
-            state.loop().handIn(new CompletionLoop.HandedEvent(event.type(), connection, state, null));
+            state.loop().handIn(new HandedEvent(event.type(), connection, state, null));
         }
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * KeptCallsRaceTest - the claim protocol of {@link CompletionLoop.KeptCalls}: the thread that
+ * KeptCallsRaceTest - the claim protocol of {@link KeptCalls}: the thread that
  * kept the calls runs them one by one while a standby taking the loop over moves the ones not
  * yet claimed to its own and sends them on. Raced many times, every call runs exactly once, and
  * each owner reuses its object once its calls are all claimed.
@@ -31,9 +31,9 @@ class KeptCallsRaceTest {
 
     @Test
     void everyKeptCallRunsOnceWhenATakeoverRacesTheThreadThatKeptThem() throws Exception {
-        CompletionLoop.KeptCalls leader = new CompletionLoop.KeptCalls();
-        CompletionLoop.KeptCalls standby = new CompletionLoop.KeptCalls();
-        int batch = CompletionLoop.MAX_CALLS_KEPT_PER_PASS;
+        KeptCalls leader = new KeptCalls();
+        KeptCalls standby = new KeptCalls();
+        int batch = LoopCrew.MAX_CALLS_KEPT_PER_PASS;
         AtomicIntegerArray runs = new AtomicIntegerArray(ROUNDS * batch);
         CyclicBarrier start = new CyclicBarrier(2);
         CyclicBarrier end = new CyclicBarrier(2);

@@ -2,8 +2,6 @@ package org.rpcrdma4j.transport.internal.connection;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.ParsedHeader;
@@ -17,52 +15,40 @@ import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
 import org.rpcrdma4j.transport.internal.TransportEngine;
 import org.rpcrdma4j.transport.internal.UsageTally;
-import org.rpcrdma4j.transport.internal.read.ReadScheduler;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
-import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
-import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJobPool;
-import org.rpcrdma4j.transport.internal.sendto.ReplySender;
-import org.rpcrdma4j.transport.internal.sendto.ReplyStaging;
-import org.rpcrdma4j.transport.internal.sendto.SendQueue;
 import org.rpcrdma4j.verbs.CompletionQueue;
-import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEventType;
-import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * ConnectionState - one accepted connection: its completion queue, receive pool, send queue and
  * READ scheduler, the receive path that decodes each message, and its orderly close.
  *
- * <p>What each received message means is the {@link MessageDispatcher}'s business.
+ * <p>What each received message means is the {@link MessageDispatcher}'s business; its
+ * {@link CompletionSorter} hands each completion to its part, and its {@link SendSide} holds the
+ * send lock the loop and the workers share.
  *
- * <p>Phases: ACCEPTING → ESTABLISHED → CLOSING (disconnected; outstanding work flushes) → CLOSED
- * (queue pair, completion queue and registrations released) → removed once every call handed to
- * the handler has been released. Every resource has this one owner and is released once, on
- * every path (CVE-2026-93224 class: a failed accept releases exactly what it set up).
+ * <p>Phases ({@link ConnectionLifecycle}): ACCEPTING → ESTABLISHED → CLOSING (disconnected;
+ * outstanding work flushes) → CLOSED (queue pair, completion queue and registrations released) →
+ * removed once every call handed to the handler has been released. Every resource
+ * ({@link ConnectionParts}) has this one owner and is released once, on every path
+ * (CVE-2026-93224 class: a failed accept releases exactly what it set up).
  *
  * <p>Threading: confined to its completion loop, except the {@link RdmaConnection} getters,
  * {@link #close()}, {@link #returnContext} and {@link #submitReply} (any thread). The send side
- * (send queue, reply sender, READ scheduler, back-channel posts) is guarded by a per-connection
- * lock the loop holds for each pass: a worker that finds it free posts its reply itself (one
- * thread hand-off per call, as svc_rdma_sendto runs on the nfsd thread), else queues it for the
- * loop. Nobody waits for it: a loop that finds a worker posting defers its pass over this
- * connection until the worker lets go (and wakes it); only the close takes it blocking.
+ * (send queue, reply sender, READ scheduler, back-channel posts) is guarded by the send lock
+ * ({@link SendSide}) the loop holds for each pass: a worker that finds it free posts its reply
+ * itself (one thread hand-off per call, as svc_rdma_sendto runs on the nfsd thread), else queues
+ * it for the loop. Nobody waits for it: a loop that finds a worker posting defers its pass over
+ * this connection until the worker lets go (and wakes it); only the close takes it blocking.
  */
 public final class ConnectionState implements RdmaConnection {
-    private static final int ACCEPTING = 0;
-    private static final int ESTABLISHED = 1;
-    private static final int CLOSING = 2;
-    private static final int CLOSED = 3;
-    private static final Logger LOG = LoggerFactory.getLogger(ConnectionState.class);
 
     private final CompletionLoop loop;
     private final Connection connection;
@@ -74,42 +60,15 @@ public final class ConnectionState implements RdmaConnection {
     private final int replySizeLimit;
     private final boolean remoteInvalidation;
     private final ConnectionBackchannel backchannel;
-    private CompletionQueue completionQueue;
-    private ReceivePool receivePool;
-    private SendQueue sendQueue;
-    private ReadScheduler readScheduler;
-    private MessageDispatcher dispatcher;
-    private ReplySender replySender;
-    /** This connection's share of the loop's reply staging slab. */
-    private ReplyStaging replyStaging;
+    /** The connection's parts, made at its open. */
+    private final ConnectionParts parts;
     /** The per-call reply contexts, at most one per receive context. */
     private final ReplyJobPool replyJobs;
-    /** Replies sent by RPC-layer threads, taken over by the completion thread in {@link #doWork}. */
-    private final ConcurrentLinkedQueue<ReplyJob> submittedReplies = new ConcurrentLinkedQueue<>();
-    private QueuePair queuePair;
-    private volatile int phase = ACCEPTING;
-    private volatile boolean closeRequested;
-    /**
-     * Guards the send side (send queue, reply sender, READ scheduler's send-queue share, the
-     * back channel's posts) so that a worker can post its own reply, as an nfsd thread calls
-     * svc_rdma_sendto: the loop holds it for each pass over this connection; a worker that finds it
-     * free posts at once, else hands its reply to the loop (never blocks on it). Nor does the loop
-     * wait for a worker's post (on rxe a post does the soft device's work in the posting thread):
-     * it defers its pass over this connection ({@link #passWanted}) and serves the others.
-     */
-    private final ReentrantLock sendLock = new ReentrantLock();
-    /**
-     * The loop found {@link #sendLock} held and deferred its pass: whoever lets go of the lock
-     * wakes the loop ({@link #unlockSend}).
-     */
-    private volatile boolean passWanted;
-    /** Set by a worker whose post failed: the loop closes the connection on its next pass. */
-    private volatile String workerPostFailure;
+    /** Its phases, its close and the close's deadlines. */
+    private final ConnectionLifecycle lifecycle;
+    /** The send lock and what the workers post under it. */
+    private final SendSide sendSide;
     private boolean completionQueueArmed;
-    /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
-    private long lastProgressNanos;
-    /** Why the connection closes, for its closed line: the first reason given wins. */
-    private String closeReason;
 
     public ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
         this.loop = loop;
@@ -118,7 +77,9 @@ public final class ConnectionState implements RdmaConnection {
         this.config = loop.config();
         // Single-writer counts (Counters#addOwned) are made under the send lock: a pass of the
         // loop, or a worker posting its reply.
-        this.counters = loop.counters().newWriter(sendLock::isHeldByCurrentThread);
+        this.sendSide = new SendSide(this, loop);
+        this.counters = sendSide.counters();
+        this.parts = new ConnectionParts(counters);
         try {
             this.remoteAddress = connection.remoteAddress();
             this.localAddress = connection.localAddress();
@@ -133,6 +94,7 @@ public final class ConnectionState implements RdmaConnection {
             retireCounters();
             throw e;
         }
+        this.lifecycle = new ConnectionLifecycle(this, loop, connection, parts, sendSide, backchannel, counters);
     }
 
     /**
@@ -146,34 +108,18 @@ public final class ConnectionState implements RdmaConnection {
      */
     public void open(QueuePairSizing sizing) throws VerbsException {
         try {
-            completionQueue = loop.createCompletionQueue(device.device(), sizing.completionQueueCapacity());
-            receivePool = new ReceivePool(this, device.protectionDomain(), config.receiveContexts(),
-                    config.inlineReceiveThreshold(), config.credits() + config.backchannelCredits(), config.repostBatch(),
-                    config.limits(), counters);
-            replyStaging = new ReplyStaging(device.replyStaging(), config.credits(), counters);
-            sendQueue = new SendQueue(device.protectionDomain(), sizing.sendQueueDepth(), config.sendBuffers(),
-                    Math.min(replySizeLimit, config.maxInlineSend()), sizing.maxSendSge(), replyStaging, counters,
-                    loop.repliesInTransit());
-            ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
-            dispatcher = new MessageDispatcher(this, loop, device, receivePool, errorReplies, counters, backchannel);
-            replySender = new ReplySender(sendQueue,
-                    replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
-                    Math.min(replySizeLimit, sendQueue.bufferLength()));
-            readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
-                    config.credits(), config.limits().maxReadBytes(), sendQueue, counters, dispatcher);
-            dispatcher.attach(readScheduler);
-            queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));
-            sendQueue.attach(queuePair);
-            receivePool.postReceives(queuePair);
+            parts.wire(this, loop, connection, device, config, sizing, Math.min(replySizeLimit, config.maxInlineSend()),
+                    backchannel, sendSide);
+            parts.receivePool.postReceives(parts.queuePair);
             connection.attach(this);
-            lastProgressNanos = loop.now();
+            lifecycle.startProgressClock();
             connection.accept(acceptPrivateData());
         } catch (VerbsException | RuntimeException e) {
             releaseAfterFailedOpen();
-            logLifecycle("rejected", e.getMessage());
+            lifecycle.logLifecycle("rejected", e.getMessage());
             throw e;
         }
-        logLifecycle("opened", null);
+        lifecycle.logLifecycle("opened", null);
     }
 
     private ByteBuffer acceptPrivateData() {
@@ -187,17 +133,8 @@ public final class ConnectionState implements RdmaConnection {
         retireCounters();
         connection.attach(null);
         TransportEngine.rejectAndClose(connection);
-        if (receivePool != null) {
-            receivePool.forgetPosted();
-        }
-        closeQuietly(completionQueue);
-        if (receivePool != null) {
-            receivePool.deregister();
-        }
-        if (sendQueue != null) {
-            sendQueue.deregister();
-        }
-        phase = CLOSED;
+        parts.releaseHalfMade();
+        lifecycle.markClosed();
     }
 
     public Counters counters() {
@@ -209,11 +146,11 @@ public final class ConnectionState implements RdmaConnection {
      * its counts and stops summing its counters. Takes the send lock, as their writer.
      */
     public void retireCounters() {
-        sendLock.lock();
+        sendSide.lock();
         try {
             counters.retire();
         } finally {
-            sendLock.unlock();
+            sendSide.unlock();
         }
     }
 
@@ -228,15 +165,15 @@ public final class ConnectionState implements RdmaConnection {
      */
     public void armCompletionQueue() throws VerbsException {
         assert loop.inLoop() : "armCompletionQueue() off the loop thread";
-        if (!completionQueueArmed && phase < CLOSED) {
-            completionQueue.requestNotification();
+        if (!completionQueueArmed && !lifecycle.isClosed()) {
+            parts.completionQueue.requestNotification();
             completionQueueArmed = true;
         }
     }
 
     /** @return true when {@code cq} is this connection's queue (its one-shot arm is now used up) */
     public boolean onCompletionQueueFired(CompletionQueue cq) {
-        if (cq != completionQueue) {
+        if (cq != parts.completionQueue) {
             return false;
         }
         completionQueueArmed = false;
@@ -270,9 +207,7 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     void onEstablished() {
-        if (phase == ACCEPTING) {
-            phase = ESTABLISHED;
-        }
+        lifecycle.onEstablished();
     }
 
     /**
@@ -284,189 +219,66 @@ public final class ConnectionState implements RdmaConnection {
      */
     public int doWork(WorkCompletion[] completions) {
         assert loop.inLoop() : "doWork() off the loop thread";
-        if (!sendLock.tryLock()) {
-            // A worker is posting. Ask it to wake the loop when it lets go, then look once more:
-            // it may have let go before it could see the request.
-            passWanted = true;
-            if (!sendLock.tryLock()) {
-                counters.increment(Counter.LOOP_PASSES_DEFERRED);
-                return 0;
-            }
+        if (!sendSide.lockForPass()) {
+            return 0;
         }
-        passWanted = false;
         try {
             return doWorkLocked(completions);
         } finally {
-            sendLock.unlock();
+            sendSide.unlockAfterPass();
         }
     }
 
-    /** unlockSend() - a worker lets go of the send lock, waking the loop when it deferred a pass meanwhile. */
-    private void unlockSend() {
-        sendLock.unlock();
-        if (passWanted) {
-            passWanted = false;
-            loop.wakeup();
-        }
-    }
-
-    /**
-     * underSendLock() - run {@code action} holding the send lock as a worker does (tests: a worker
-     * stuck in a post), letting go of it as a worker does.
-     */
+    /** underSendLock() - see {@link SendSide#underSendLock} (tests). */
     void underSendLock(Runnable action) {
-        sendLock.lock();
-        try {
-            action.run();
-        } finally {
-            unlockSend();
-        }
+        sendSide.underSendLock(action);
     }
 
     private int doWorkLocked(WorkCompletion[] completions) {
-        int work = receivePool.drainReturned();
-        String failure = workerPostFailure;
-        if (failure != null && phase < CLOSING) {
+        int work = parts.receivePool.drainReturned();
+        String failure = sendSide.workerPostFailure();
+        if (failure != null && !lifecycle.isClosing()) {
             fail(failure);
         }
-        if (closeRequested && phase < CLOSING) {
+        if (lifecycle.isCloseRequested() && !lifecycle.isClosing()) {
             beginClose(false);
         }
-        if (phase == CLOSED) {
+        if (lifecycle.isClosed()) {
             return work;
         }
-        int completed = pollCompletions(completions);
+        int completed = parts.sorter.pollCompletions(completions);
         work += completed;
-        checkStalled(completed);
-        work += takeSubmittedReplies();
-        work += readScheduler.pump();
-        if (!sendQueue.pump()) {
-            fail(sendQueue.failure());
+        lifecycle.checkStalled(completed);
+        work += sendSide.takeSubmittedReplies();
+        work += parts.readScheduler.pump();
+        if (!parts.sendQueue.pump()) {
+            fail(parts.sendQueue.failure());
         }
-        if (phase < CLOSING) {
-            int replies = replySender.pump();
+        if (!lifecycle.isClosing()) {
+            int replies = parts.replySender.pump();
             if (replies < 0) {
-                fail(sendQueue.failure());
+                fail(parts.sendQueue.failure());
             } else {
                 work += replies;
             }
-            int calls = backchannel.pump(sendQueue);
+            int calls = backchannel.pump(parts.sendQueue);
             if (calls < 0) {
-                fail(sendQueue.failure());
+                fail(parts.sendQueue.failure());
             } else {
                 work += calls;
             }
         }
-        if (phase < CLOSING) {
+        if (!lifecycle.isClosing()) {
             work += postReceives();
-        } else if (receivePool.posted() == 0 && !requestsOutstanding()) {
-            tearDown();
-            work++;
-        } else if (pastStallDeadline(loop.now())) {
-            reclaimUnflushed();
-            tearDown();
-            work++;
+        } else {
+            work += lifecycle.finishClose();
         }
         return work;
     }
 
-    /**
-     * reclaimUnflushed() - the close's deadline: the queue pair is in error, yet some of what was
-     * posted on it has not flushed within {@code stallTimeoutSeconds}, and never will (Soft-iWARP
-     * of Linux 6.1 leaves the receive it held at a TERMINATE, and work posted to a user queue pair
-     * as it fails, outstanding for ever). Without a deadline the connection would hold its sinks,
-     * send slots and staging, and keep the transport from closing, for good. Destroying the queue
-     * pair first guarantees the device touches none of that memory again; then each outstanding
-     * request is settled as if it had flushed.
-     */
-    private void reclaimUnflushed() {
-        counters.increment(Counter.CLOSE_FLUSHES_LOST);
-        LOG.warn("RPC-over-RDMA connection from {} to {}: {} receives and {} send-queue requests ({} of them in READ chains) "
-                + "did not flush within {} s of its close; the device lost their completions. Destroying the queue pair "
-                + "and reclaiming what they held", remoteAddress, localAddress, receivePool.posted(), sendQueue.outstanding(),
-                readScheduler.inFlight(), config.stallTimeoutSeconds());
-        connection.attach(null);
-        connection.close();
-        readScheduler.abandonInFlight();
-        sendQueue.forgetPosted();
-    }
-
-    /**
-     * checkStalled() - the deadline on work that does not complete: while this connection has
-     * SENDs, WRITEs or READs outstanding, some completion must come within
-     * {@code stallTimeoutSeconds}; else the peer stopped (stopped posting receives and retries RNR
-     * for ever, or stopped answering READs) and the connection is closed, so the sinks, staging
-     * and send slots it holds go back to the other connections. While closing, the same deadline
-     * bounds the wait for the flushes, receives included (see {@link #reclaimUnflushed()}).
-     */
-    private void checkStalled(int completed) {
-        long now = loop.now();
-        if (completed > 0 || (!requestsOutstanding() && (phase < CLOSING || receivePool.posted() == 0))) {
-            lastProgressNanos = now;
-            return;
-        }
-        if (phase < CLOSING && pastStallDeadline(now)) {
-            counters.increment(Counter.CONNECTIONS_STALLED);
-            fail("no work completed for " + config.stallTimeoutSeconds() + " s with " + sendQueue.outstanding()
-                    + " sends and writes and " + readScheduler.inFlight() + " READs outstanding: the peer stopped");
-        }
-    }
-
-    /** @return true when nothing has completed for {@code stallTimeoutSeconds} (or since the close began) */
-    private boolean pastStallDeadline(long now) {
-        return now - lastProgressNanos > loop.stallTimeoutNanos();
-    }
-
-    private int pollCompletions(WorkCompletion[] completions) {
-        int n;
-        try {
-            n = completionQueue.poll(completions, completions.length);
-        } catch (VerbsException e) {
-            counters.increment(Counter.POST_FAILURES);
-            fail("polling the completion queue failed: " + e.getMessage());
-            return 0;
-        }
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = completions[i];
-            if (wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED && phase < CLOSING) {
-                // Work flushed before we began closing: the queue pair is in error, because the
-                // peer went away (its disconnect event may come later) or because of a fault (a
-                // peer's RDMA with a bad rkey, a fatal asynchronous error). As svcrdma: close
-                // this connection, and never post into the errored queue pair again, which would
-                // flush every repost at once, forever.
-                counters.increment(Counter.QUEUE_PAIR_FLUSHES);
-                LOG.debug("RPC-over-RDMA connection from {} closes: its queue pair flushed {}", remoteAddress,
-                        SendQueue.describe(wc));
-                beginClose(false);
-            }
-            switch (WorkRequestIds.kind(wc.id())) {
-                case WorkRequestIds.RECEIVE:
-                    onReceiveCompletion(wc);
-                    break;
-                case WorkRequestIds.SEND:
-                    if (!sendQueue.onSendCompletion(wc)) {
-                        fail(sendQueue.failure());
-                    }
-                    break;
-                case WorkRequestIds.READ:
-                    readScheduler.onReadCompletion(wc);
-                    break;
-                case WorkRequestIds.WRITE:
-                    if (!sendQueue.onWriteCompletion(wc)) {
-                        fail(sendQueue.failure());
-                    }
-                    break;
-                default:
-                    counters.increment(Counter.POST_FAILURES);
-                    break;
-            }
-        }
-        return n;
-    }
-
     private int postReceives() {
         try {
-            return receivePool.postReceives(queuePair);
+            return parts.receivePool.postReceives(parts.queuePair);
         } catch (VerbsException e) {
             counters.increment(Counter.POST_FAILURES);
             fail("posting receives failed: " + e.getMessage());
@@ -474,133 +286,33 @@ public final class ConnectionState implements RdmaConnection {
         }
     }
 
-    private void onReceiveCompletion(WorkCompletion wc) {
-        ReceiveContext ctx = receivePool.onReceiveCompletion(WorkRequestIds.index(wc.id()));
-        if (!wc.isSuccess()) {
-            if (wc.status() != CompletionStatus.WORK_REQUEST_FLUSHED) {
-                counters.increment(Counter.RECEIVE_ERRORS);
-                fail("a receive completed with " + SendQueue.describe(wc));
-            }
-            receivePool.recycle(ctx);
-        } else if (phase >= CLOSING) {
-            counters.increment(Counter.RECEIVES_DISCARDED_AT_CLOSE);
-            receivePool.recycle(ctx);
-        } else {
-            dispatcher.onMessage(ctx, wc.byteCount());
-        }
-    }
-
     /**
      * fail() - an error forces the connection closed: say why, once per connection, naming the
-     * peer (the counters say how often; this line says what happened).
+     * peer ({@link ConnectionLifecycle#fail}).
      *
      * @param reason what failed
      */
     public void fail(String reason) {
-        if (phase < CLOSING) {
-            if (closeReason == null) {
-                closeReason = reason;
-            }
-            LOG.warn("RPC-over-RDMA connection from {} to {} closes: {}", remoteAddress, localAddress, reason);
-        }
-        beginClose(true);
+        lifecycle.fail(reason);
     }
 
     /**
      * beginClose() - stop serving: disconnect (every outstanding request flushes), fail queued
-     * calls, forget waiting SENDs. The rest happens as the flushes are polled.
+     * calls, forget waiting SENDs ({@link ConnectionLifecycle#beginClose}). The rest happens as the
+     * flushes are polled.
      *
      * @param failed true when an error forces the close (counted)
      */
     public void beginClose(boolean failed) {
-        sendLock.lock();
-        try {
-            beginCloseLocked(failed);
-        } finally {
-            sendLock.unlock();
-        }
-    }
-
-    private void beginCloseLocked(boolean failed) {
-        int was = phase;
-        if (was >= CLOSING) {
-            return;
-        }
-        phase = CLOSING;
-        lastProgressNanos = loop.now(); // the close's deadline counts from here (see reclaimUnflushed())
-        if (closeReason == null) {
-            // Not told apart here: the client's disconnect and the transport stopping both arrive as beginClose(false).
-            closeReason = closeRequested ? "closed by the server" : "disconnected (the client left, or the transport stopped)";
-        }
-        if (failed) {
-            counters.increment(Counter.CONNECTIONS_FAILED);
-        }
-        sendQueue.dropWaiting();
-        replySender.dropAll();
-        dropSubmittedReplies();
-        readScheduler.failAll();
-        replyStaging.close();
-        backchannel.close();
-        try {
-            connection.disconnect();
-        } catch (VerbsException e) {
-            counters.increment(Counter.RELEASE_FAILURES);
-        }
+        lifecycle.beginClose(failed);
     }
 
     /**
-     * submitReply() - an RPC-layer thread sent a reply: queue it for the completion thread, or
-     * drop it (counted) when the connection is closing.
+     * submitReply() - an RPC-layer thread sent a reply: post it, or queue it for the completion
+     * thread, or drop it (counted) when the connection is closing ({@link SendSide#submitReply}).
      */
     public void submitReply(ReplyJob job) {
-        if (phase >= CLOSING || closeRequested) {
-            job.recycle();
-            counters.increment(Counter.REPLIES_DROPPED);
-            return;
-        }
-        loop.repliesInTransit().incrementAndGet();
-        if (sendLock.tryLock()) {
-            try {
-                if (postOnThisThread(job)) {
-                    return;
-                }
-            } finally {
-                unlockSend();
-            }
-        }
-        submittedReplies.add(job);
-        if (phase >= CLOSING) {
-            // Raced with beginClose(): whichever of us drains the queue counts the drop.
-            dropSubmittedReplies();
-        }
-        loop.wakeup();
-    }
-
-    /**
-     * postOnThisThread() - under {@link #sendLock}, on the worker that built the reply: queue it
-     * behind any reply still waiting for resources and post what can go now. A failed post is
-     * left to the loop, which closes the connection (closing touches loop-only state).
-     *
-     * @return true when the reply was taken (posted, waiting for resources, or dropped because
-     *         the connection is closing); false to hand it to the loop instead
-     */
-    private boolean postOnThisThread(ReplyJob job) {
-        assert sendLock.isHeldByCurrentThread() : "a reply posted without the send lock";
-        if (phase >= CLOSING) {
-            loop.repliesInTransit().decrementAndGet();
-            job.recycle();
-            counters.increment(Counter.REPLIES_DROPPED);
-            return true;
-        }
-        if (workerPostFailure != null) {
-            return false;
-        }
-        replySender.enqueue(job);
-        if (replySender.pump() < 0 || !sendQueue.pump()) {
-            workerPostFailure = sendQueue.failure();
-            loop.wakeup();
-        }
-        return true;
+        sendSide.submitReply(job);
     }
 
     /**
@@ -626,72 +338,6 @@ public final class ConnectionState implements RdmaConnection {
         return replyJobs;
     }
 
-    private int takeSubmittedReplies() {
-        int n = 0;
-        ReplyJob job;
-        while ((job = submittedReplies.poll()) != null) {
-            replySender.enqueue(job);
-            n++;
-        }
-        return n;
-    }
-
-    private void dropSubmittedReplies() {
-        ReplyJob job;
-        while ((job = submittedReplies.poll()) != null) {
-            loop.repliesInTransit().decrementAndGet();
-            job.recycle();
-            counters.increment(Counter.REPLIES_DROPPED);
-        }
-    }
-
-    private void tearDown() {
-        connection.attach(null);
-        connection.close();
-        receivePool.forgetPosted();
-        closeQuietly(completionQueue);
-        receivePool.deregister();
-        sendQueue.deregister();
-        replyStaging.close();
-        phase = CLOSED;
-        counters.increment(Counter.CONNECTIONS_CLOSED);
-        logLifecycle("closed", closeReason);
-    }
-
-    /**
-     * logLifecycle() - the operator's line for a connection: INFO when it opened (what was
-     * negotiated) and when it closed (why, and what it did), WARN when its connect request was
-     * rejected (why). Never per call.
-     *
-     * @param event "opened", "closed" or "rejected"
-     * @param why the reason (closed, rejected), or null
-     */
-    private void logLifecycle(String event, String why) {
-        if ("rejected".equals(event)) {
-            LOG.warn("RPC-over-RDMA connection from {} to {} rejected: {}", remoteAddress, localAddress, why);
-        } else if ("opened".equals(event)) {
-            LOG.info("RPC-over-RDMA connection from {} to {} opened: credits {}, inline receive {} B, inline send {} B "
-                    + "(client receives {} B), remote invalidation {}", remoteAddress, localAddress, config.credits(),
-                    config.inlineReceiveThreshold(), Math.min(replySizeLimit, config.maxInlineSend()), replySizeLimit,
-                    remoteInvalidation ? "on" : "off");
-        } else {
-            LOG.info("RPC-over-RDMA connection from {} to {} closed: {} ({} calls, {} READs, {} sends)", remoteAddress,
-                    localAddress, why, counters.get(Counter.CALLS_DELIVERED), counters.get(Counter.READS),
-                    counters.get(Counter.SENDS));
-        }
-    }
-
-    private void closeQuietly(CompletionQueue cq) {
-        if (cq == null) {
-            return;
-        }
-        try {
-            cq.close();
-        } catch (VerbsException e) {
-            counters.increment(Counter.RELEASE_FAILURES);
-        }
-    }
-
     /**
      * hasDeadline() - whether the loop must wake on its own for this connection. Only the stall
      * and close deadlines ({@link #checkStalled}) are timed, and they run only while requests are
@@ -701,21 +347,27 @@ public final class ConnectionState implements RdmaConnection {
      */
     public boolean hasDeadline() {
         assert loop.inLoop() : "hasDeadline() off the loop thread";
-        return phase != ESTABLISHED || closeRequested || workerPostFailure != null || requestsOutstanding();
-    }
-
-    /** @return true while send-queue requests (SENDs, WRITEs, READ chains) or READs await their completions */
-    private boolean requestsOutstanding() {
-        return sendQueue.outstanding() > 0 || readScheduler.inFlight() > 0;
+        return !lifecycle.isEstablished() || lifecycle.isCloseRequested() || sendSide.workerPostFailure() != null
+                || parts.requestsOutstanding();
     }
 
     /** @return true once closed and every call handed out has been released */
     public boolean isRemovable() {
-        return phase == CLOSED && receivePool.held() == 0;
+        return lifecycle.isClosed() && parts.receivePool.held() == 0;
     }
 
     boolean isClosed() {
-        return phase == CLOSED;
+        return lifecycle.isClosed();
+    }
+
+    /** @return true once the close began (disconnected, flushing) or ended; any thread */
+    boolean isClosing() {
+        return lifecycle.isClosing();
+    }
+
+    /** @return true once {@link #close()} was called; any thread */
+    boolean isCloseRequested() {
+        return lifecycle.isCloseRequested();
     }
 
     /**
@@ -725,49 +377,31 @@ public final class ConnectionState implements RdmaConnection {
      * through the loop.
      */
     public void returnContext(ReceiveContext ctx) {
-        if (!ctx.hasReadChunks() && phase < CLOSING && sendLock.tryLock()) {
-            try {
-                if (phase < CLOSING && workerPostFailure == null) {
-                    receivePool.recycle(ctx);
-                    try {
-                        receivePool.postReceives(queuePair);
-                    } catch (VerbsException e) {
-                        counters.increment(Counter.POST_FAILURES);
-                        workerPostFailure = "posting receives failed: " + e.getMessage();
-                        loop.wakeup();
-                    }
-                    return;
-                }
-            } finally {
-                unlockSend();
-            }
-        }
-        receivePool.returnContext(ctx);
-        loop.wakeup();
+        sendSide.returnContext(ctx);
     }
 
     /** addUsage() - a snapshot of the pools, for leak checks; completion thread only */
     public void addUsage(UsageTally usage) {
-        usage.heldReceiveContexts += receivePool.held();
-        usage.postedReceives += receivePool.posted();
-        usage.sendBuffersInUse += sendQueue.buffersInUse();
-        usage.readsInFlight += readScheduler.inFlight();
-        usage.sendQueueSlotsInUse += sendQueue.outstanding();
-        if (phase < CLOSED) {
+        usage.heldReceiveContexts += parts.receivePool.held();
+        usage.postedReceives += parts.receivePool.posted();
+        usage.sendBuffersInUse += parts.sendQueue.buffersInUse();
+        usage.readsInFlight += parts.readScheduler.inFlight();
+        usage.sendQueueSlotsInUse += parts.sendQueue.outstanding();
+        if (!lifecycle.isClosed()) {
             usage.registeredBytes += (long) config.receiveContexts() * config.inlineReceiveThreshold()
-                    + (long) config.sendBuffers() * sendQueue.bufferLength();
+                    + (long) config.sendBuffers() * parts.sendQueue.bufferLength();
         }
     }
 
     /** @return READ sinks this connection holds (its share of the loop's pools in use); loop thread */
     long heldSinks() {
         assert loop.inLoop() : "heldSinks() off the loop thread";
-        return readScheduler.heldSinks();
+        return parts.readScheduler.heldSinks();
     }
 
     /** @return reply staging bytes this connection holds */
     long heldStagingBytes() {
-        return replyStaging.held();
+        return parts.replyStaging.held();
     }
 
     @Override
@@ -782,7 +416,7 @@ public final class ConnectionState implements RdmaConnection {
 
     @Override
     public boolean isOpen() {
-        return phase < CLOSING && !closeRequested;
+        return !lifecycle.isClosing() && !lifecycle.isCloseRequested();
     }
 
     @Override
@@ -817,11 +451,11 @@ public final class ConnectionState implements RdmaConnection {
 
     @Override
     public void close() {
-        closeRequested = true;
+        lifecycle.requestClose();
     }
 
     @Override
     public String toString() {
-        return "RdmaConnection[" + remoteAddress + " -> " + localAddress + ", phase=" + phase + "]";
+        return "RdmaConnection[" + remoteAddress + " -> " + localAddress + ", phase=" + lifecycle.phase() + "]";
     }
 }

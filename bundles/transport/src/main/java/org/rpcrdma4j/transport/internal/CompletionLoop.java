@@ -63,13 +63,6 @@ public final class CompletionLoop implements Runnable {
      */
     static final long QUIET_AWAIT_MILLIS = 10_000;
     private static final long MAX_POLLING_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
-    /**
-     * Tunables of the crew ({@link LoopCrew}) and of its next-call spin ({@link NextCallSpin}),
-     * public for the tests that measure them.
-     */
-    public static final int NEXT_CALL_SCORE_MAX = NextCallSpin.SCORE_MAX;
-    public static final int NEXT_CALL_PROBE_INTERVAL = NextCallSpin.PROBE_INTERVAL;
-    public static final int WATCH_QUIET_SLICES = LoopCrew.WATCH_QUIET_SLICES;
 
     private final int index;
     private final TransportEngine engine;
@@ -309,17 +302,6 @@ public final class CompletionLoop implements Runnable {
         } finally {
             engine.onLoopEnded();
         }
-    }
-
-    /**
-     * takeLeadership() - a crew thread stands by until it may lead this loop
-     * ({@link LoopCrew#takeLeadership}). A frame of the loop's own, so that a thread dump (and the
-     * tests that read one) names a standby {@code CompletionLoop.takeLeadership}.
-     *
-     * @return true once the calling thread leads; false when the loop closed while it stood by
-     */
-    boolean takeLeadership(KeptCalls own) {
-        return crew.takeLeadership(own);
     }
 
     /** keepCallsIn() - where the passes of the thread beginning to lead keep calls; null when it stops (leader only). */

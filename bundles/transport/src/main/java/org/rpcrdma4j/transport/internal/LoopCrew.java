@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: a new leader takes the loop under the crew lock, which orders everything the
  * previous one wrote; what is "leader only" below is confined to the thread leading.
  */
-final class LoopCrew {
+public final class LoopCrew {
     /** The loop's logger: the lines keep their category. */
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** A watching standby stops its timed checks once no call was kept for this many time slices. */
@@ -189,13 +189,13 @@ final class LoopCrew {
     void run() {
         started = true;
         KeptCalls kept = new KeptCalls();
-        boolean leading = loop.takeLeadership(kept);
+        boolean leading = takeLeadership(kept);
         while (leading) {
             sendToWorkers(kept); // what a takeover found stranded behind a blocked call
             boolean keptCalls = lead(kept);
             if (keptCalls && stepAside(kept)) {
                 runKept(kept);
-                leading = stepBackIn() || loop.takeLeadership(kept);
+                leading = stepBackIn() || takeLeadership(kept);
             } else {
                 handOverLeadership();
                 if (keptCalls) {
@@ -206,7 +206,7 @@ final class LoopCrew {
                     sendToWorkers(kept);
                     runLent(first);
                 }
-                leading = loop.takeLeadership(kept);
+                leading = takeLeadership(kept);
             }
         }
     }

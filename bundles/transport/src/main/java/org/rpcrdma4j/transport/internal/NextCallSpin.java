@@ -10,18 +10,18 @@ import org.rpcrdma4j.transport.internal.connection.Counters;
  *
  * <p>Threading: the loop's leader only.
  */
-final class NextCallSpin {
+public final class NextCallSpin {
     /**
      * The next-call spin's confidence at its highest. A hit adds one, a miss takes two: the loop
      * keeps spinning while at least about two spins in three find the call, and stops after
      * {@value} / 2 misses in a row.
      */
-    static final int SCORE_MAX = 16;
+    public static final int SCORE_MAX = 16;
     /**
      * With no confidence left, one pass in this many (a power of two) whose calls were all kept
      * still spins, to find out whether the client sped up.
      */
-    static final int PROBE_INTERVAL = 16;
+    public static final int PROBE_INTERVAL = 16;
     private final CompletionLoop loop;
     /** The loop's own counts, written by its leader. */
     private final Counters loopCounters;

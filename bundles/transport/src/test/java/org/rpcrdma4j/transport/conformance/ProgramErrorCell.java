@@ -19,7 +19,7 @@ import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.oncrpc.LoopCrew;
+import org.rpcrdma4j.transport.oncrpc.CrewThreads;
 import org.rpcrdma4j.transport.oncrpc.RdmaHostedTransport;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -129,13 +129,13 @@ final class ProgramErrorCell {
             int failures = config.receiveContexts() + 2;
             for (int i = 0; i < failures; i++) {
                 if (path == CallPath.COMPLETION_LOOP) {
-                    assertTrue(LoopCrew.awaitAsleep(port, 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port, 0));
+                    assertTrue(CrewThreads.awaitAsleep(port, 0, TIMEOUT), "the loop never slept: " + CrewThreads.describe(port, 0));
                 }
                 int x = xid++;
                 byte[] reply = call(client, x, PROC_FAIL);
                 assertTrue(reply != null, () -> "failing call " + x + " (" + failure + ", " + path + ") got no reply; "
                         + "in flight " + rdma.callsInFlight() + ", counters " + rdma.statistics() + ", crew "
-                        + LoopCrew.describe(port, 0));
+                        + CrewThreads.describe(port, 0));
                 assertEquals(SYSTEM_ERR, acceptStatus(reply), "answered SYSTEM_ERR");
                 Thread ranOn = program.failedOn.get(program.failedOn.size() - 1);
                 if (path == CallPath.COMPLETION_LOOP) {
@@ -154,7 +154,7 @@ final class ProgramErrorCell {
                 assertTrue(t.isAlive(), () -> t.getName() + " ended after the program's " + failure);
             }
             if (path == CallPath.COMPLETION_LOOP) {
-                assertEquals(2, LoopCrew.threads(port, 0).size(), () -> "the loop's crew is whole: " + LoopCrew.describe(port, 0));
+                assertEquals(2, CrewThreads.threads(port, 0).size(), () -> "the loop's crew is whole: " + CrewThreads.describe(port, 0));
             }
             assertEquals(failures, host.dispatcher().programErrorCalls(), "each Error counted");
             assertEquals(0, rdma.statistics().get(Counter.HANDLER_ERRORS), "nothing escaped to the loop");

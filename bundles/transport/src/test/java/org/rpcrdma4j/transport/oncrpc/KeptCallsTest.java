@@ -114,7 +114,7 @@ class KeptCallsTest {
         // 50 ms slices: a batch is kept while its calls average under 50 ms / 4 / 16 = 0.78 ms.
         start(50_000);
         int batches = 20;
-        // SLOW(2 ms): more than CompletionLoop.BATCH_SHARE_OF_SLICE lets a batch's calls take.
+        // SLOW(2 ms): more than LoopCrew.BATCH_SHARE_OF_SLICE lets a batch's calls take.
         long kept = keptOfBatches(batches, BulkProgram.SLOW, RpcWire.intArgument(2));
         // The first batch may be kept whole (the average is of the short warm-up calls); from then
         // on a pass keeps one call, and a pass right after it another, at most: the rest go to

@@ -16,6 +16,7 @@ import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.LoopCrew;
 
 /**
  * LazyHandOverTest - {@code callTimeSliceMicros}: while calls are kept, the loop's standby
@@ -134,19 +135,19 @@ class LazyHandOverTest {
             server.echo(0x8400 + i);
         }
         assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > 0, server.describe());
-        // After WATCH_QUIET_SLICES quiet slices (20 ms) the standby waits untimed, as the leader on
+        // After LoopCrew.WATCH_QUIET_SLICES quiet slices (20 ms) the standby waits untimed, as the leader on
         // the channel does: an idle loop's crew costs no CPU.
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!standbyWaitsUntimed() && System.nanoTime() - deadline < 0) {
             Thread.sleep(5);
         }
-        assertTrue(standbyWaitsUntimed(), "the standby still watches " + CompletionLoop.WATCH_QUIET_SLICES
+        assertTrue(standbyWaitsUntimed(), "the standby still watches " + LoopCrew.WATCH_QUIET_SLICES
                 + " slices after the last call: " + server.describe());
         server.assertCrewAsleep(TIMEOUT);
     }
 
     private boolean standbyWaitsUntimed() {
-        return LoopCrew.threads(server.port(), 0).stream()
-                .anyMatch(t -> t.getState() == Thread.State.WAITING && LoopCrew.standingBy(t));
+        return CrewThreads.threads(server.port(), 0).stream()
+                .anyMatch(t -> t.getState() == Thread.State.WAITING && CrewThreads.standingBy(t));
     }
 }

@@ -116,7 +116,7 @@ class LoopLendingTest {
         start();
         int port = transport.localAddress().getPort();
         for (int xid = 100; xid < 120; xid++) {
-            assertTrue(LoopCrew.awaitAsleep(port, 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port, 0));
+            assertTrue(CrewThreads.awaitAsleep(port, 0, TIMEOUT), "the loop never slept: " + CrewThreads.describe(port, 0));
             call(xid);
             if (xid % 2 == 0) {
                 assertEquals(Boolean.TRUE, taken.get(xid), "xid " + xid + ": offered from onCall at an idle loop");

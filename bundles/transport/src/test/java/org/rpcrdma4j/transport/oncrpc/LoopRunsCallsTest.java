@@ -59,7 +59,7 @@ class LoopRunsCallsTest {
         try {
             reply = server.client.call(CallRequest.builder(call(BulkProgram.ECHO, RpcWire.opaqueArgument(text))).build(), TIMEOUT);
         } catch (java.io.IOException e) {
-            throw new AssertionError("call " + i + " unanswered; the loop's crew: " + LoopCrew.describe(port(), 0)
+            throw new AssertionError("call " + i + " unanswered; the loop's crew: " + CrewThreads.describe(port(), 0)
                     + "; counters " + server.rdma.statistics(), e);
         }
         byte[] whole = RpcWire.whole(reply, false);
@@ -79,11 +79,11 @@ class LoopRunsCallsTest {
     @Test
     void aCallArrivingAtAnIdleLoopRunsOnTheThreadThatReceivedIt() throws Exception {
         start(true);
-        assertEquals(2, LoopCrew.threads(port(), 0).size(), "a crew of two: " + LoopCrew.describe(port(), 0));
+        assertEquals(2, CrewThreads.threads(port(), 0).size(), "a crew of two: " + CrewThreads.describe(port(), 0));
         for (int i = 0; i < 20; i++) {
             // Idle between calls: one thread sleeps on the channel, the other stands by, so the
             // call is kept by the thread that receives it.
-            assertTrue(LoopCrew.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port(), 0));
+            assertTrue(CrewThreads.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + CrewThreads.describe(port(), 0));
             long before = count(Counter.CALLS_RUN_ON_LOOP);
             echo(i);
             assertEquals(before + 1, count(Counter.CALLS_RUN_ON_LOOP), "call " + i + " ran on the loop's thread");
@@ -93,8 +93,8 @@ class LoopRunsCallsTest {
     @Test
     void withTheSettingOffEveryCallGoesToAWorkerAndTheLoopIsOneThread() throws Exception {
         start(false);
-        List<Thread> crew = LoopCrew.threads(port(), 0);
-        assertEquals(1, crew.size(), "one loop thread: " + LoopCrew.describe(port(), 0));
+        List<Thread> crew = CrewThreads.threads(port(), 0);
+        assertEquals(1, crew.size(), "one loop thread: " + CrewThreads.describe(port(), 0));
         assertEquals("rpcrdma4j-rdma-" + port() + "-loop-0", crew.get(0).getName());
         for (int i = 0; i < 50; i++) {
             echo(i);
@@ -109,7 +109,7 @@ class LoopRunsCallsTest {
         echo(-1); // the client starts with one credit (RFC 8166 section 3.3.1); a reply grants it the rest
         long before = count(Counter.CALLS_RUN_ON_LOOP);
         server.program.gate = new CountDownLatch(1);
-        assertTrue(LoopCrew.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port(), 0));
+        assertTrue(CrewThreads.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + CrewThreads.describe(port(), 0));
         CompletableFuture<RpcReply> gated = server.client.call(CallRequest.builder(call(BulkProgram.GATED, new byte[0])).build());
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (count(Counter.CALLS_RUN_ON_LOOP) == before && System.nanoTime() - deadline < 0) {
@@ -123,13 +123,13 @@ class LoopRunsCallsTest {
         }
         assertFalse(gated.isDone(), "the gated call is still held");
         assertEquals(before + 1, count(Counter.CALLS_RUN_ON_LOOP), "no standby while the call blocks: workers served the rest");
-        assertTrue(LoopCrew.threads(port(), 0).stream().anyMatch(t -> LoopCrew.parkedIn(t, "BulkProgram", "dispatchOncRpcCall")),
-                "a crew thread runs the gated call: " + LoopCrew.describe(port(), 0));
+        assertTrue(CrewThreads.threads(port(), 0).stream().anyMatch(t -> CrewThreads.parkedIn(t, "BulkProgram", "dispatchOncRpcCall")),
+                "a crew thread runs the gated call: " + CrewThreads.describe(port(), 0));
 
         server.program.gate.countDown();
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(gated.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), false)));
         // Back on stand-by: the next call arriving at an idle loop runs on the loop again.
-        assertTrue(LoopCrew.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + LoopCrew.describe(port(), 0));
+        assertTrue(CrewThreads.awaitAsleep(port(), 0, TIMEOUT), "the loop never slept: " + CrewThreads.describe(port(), 0));
         echo(1000);
         assertEquals(before + 2, count(Counter.CALLS_RUN_ON_LOOP), "the freed thread stood by again");
         assertEquals(103, count(Counter.CALLS_DELIVERED));

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.NextCallSpin;
 
 /**
  * NextCallSpinTest - {@code nextCallSpinMicros} on the transport's own loop threads (as in
@@ -65,16 +65,16 @@ class NextCallSpinTest {
             Thread.sleep(PAUSE_MILLIS);
         }
         assertTrue(server.count(Counter.CALLS_RUN_ON_LOOP) > CALLS / 8, "the calls met a caught-up loop: " + server.describe());
-        // Full confidence lasts NEXT_CALL_SCORE_MAX / 2 misses; then one lone call in
-        // NEXT_CALL_PROBE_INTERVAL spins. Without the adaptation every call would spin (and miss).
+        // Full confidence lasts NextCallSpin.SCORE_MAX / 2 misses; then one lone call in
+        // NextCallSpin.PROBE_INTERVAL spins. Without the adaptation every call would spin (and miss).
         // A busy host may start a spin after the pause has passed, and it hits: each hit is one
         // spin more and lets half a miss more through.
         long hits = server.count(Counter.NEXT_CALL_SPIN_HITS);
         long spins = hits + server.count(Counter.NEXT_CALL_SPIN_MISSES);
-        long bound = CompletionLoop.NEXT_CALL_SCORE_MAX / 2 + CALLS / 4 / CompletionLoop.NEXT_CALL_PROBE_INTERVAL + 2
+        long bound = NextCallSpin.SCORE_MAX / 2 + CALLS / 4 / NextCallSpin.PROBE_INTERVAL + 2
                 + 2 * hits;
         assertTrue(spins <= bound, "spins " + spins + " > " + bound + ": " + server.describe());
-        assertTrue(server.count(Counter.NEXT_CALL_SPIN_MISSES) >= CompletionLoop.NEXT_CALL_SCORE_MAX / 2, server.describe());
+        assertTrue(server.count(Counter.NEXT_CALL_SPIN_MISSES) >= NextCallSpin.SCORE_MAX / 2, server.describe());
         server.assertCrewAsleep(ASLEEP_WITHIN); // once the client stops, the spinning ends
     }
 

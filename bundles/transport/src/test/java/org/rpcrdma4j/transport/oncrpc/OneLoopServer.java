@@ -92,7 +92,7 @@ final class OneLoopServer implements AutoCloseable {
 
     /** @return the transport's counters and what the loop's crew threads do, for a failure message */
     String describe() {
-        return "counters " + rdma.statistics() + "; crew " + LoopCrew.describe(port(), 0);
+        return "counters " + rdma.statistics() + "; crew " + CrewThreads.describe(port(), 0);
     }
 
     /**
@@ -100,7 +100,7 @@ final class OneLoopServer implements AutoCloseable {
      * completion channel, the other standing by (an idle loop spins no more).
      */
     void assertCrewAsleep(Duration timeout) throws InterruptedException {
-        assertTrue(LoopCrew.awaitAsleep(port(), 0, timeout), "the idle loop never slept: " + describe());
+        assertTrue(CrewThreads.awaitAsleep(port(), 0, timeout), "the idle loop never slept: " + describe());
     }
 
     /** @return the port the transport listens on (its threads are named after it) */

@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * LoopCrew - the threads of one completion loop of a hosted transport, found by the names
+ * CrewThreads - the threads of one completion loop of a hosted transport, found by the names
  * {@link RdmaHostedTransport} gives them ("rpcrdma4j-rdma-PORT-loop-N", or "...-loop-N-C" for
  * each of a leader/followers crew), and what each is doing.
  */
-public final class LoopCrew {
-    private LoopCrew() {
+public final class CrewThreads {
+    private CrewThreads() {
     }
 
     /** @return the live threads of loop {@code loop} of the transport on {@code port} */
@@ -33,7 +33,7 @@ public final class LoopCrew {
 
     /** @return whether {@code t} waits to lead its loop (the standby of leader/followers) */
     public static boolean standingBy(Thread t) {
-        return parkedIn(t, "CompletionLoop", "takeLeadership");
+        return parkedIn(t, "LoopCrew", "takeLeadership");
     }
 
     /** @return whether {@code t} sleeps on its loop's completion channel */
@@ -51,8 +51,8 @@ public final class LoopCrew {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() - deadline < 0) {
             List<Thread> crew = threads(port, loop);
-            long sleeping = crew.stream().filter(LoopCrew::onChannel).count();
-            long standing = crew.stream().filter(LoopCrew::standingBy).count();
+            long sleeping = crew.stream().filter(CrewThreads::onChannel).count();
+            long standing = crew.stream().filter(CrewThreads::standingBy).count();
             if (!crew.isEmpty() && sleeping == 1 && sleeping + standing == crew.size()) {
                 return true;
             }

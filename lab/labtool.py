@@ -909,6 +909,9 @@ def report(args):
             w("| server | BACKWARD_CALLS | BACKWARD_REPLIES | BACKWARD_TIMEOUTS | BACKWARD_CALLS_FAILED | output |")
             w("|---|---:|---:|---:|---:|---|")
             for b in backchannels:
+                if not b[2].isdigit():  # run 2026-12-05-1923's recall: the listing's words, not counters (a lab bug)
+                    w("| %s | not parsed | | | | %s |" % (label(b[1]), next((x for x in b[3:] if x.endswith(".txt")), "")))
+                    continue
                 w("| %s | %s | %s | %s | %s | %s |" % (label(b[1]), b[2], b[3], b[4], b[5], b[6]))
         w("")
         recalls = [r + [""] * 9 for r in recs if r[0] == "recall"]
@@ -928,7 +931,9 @@ def report(args):
             w("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |")
             w("|---|---|---|---|---:|---:|")
             for r in recalls:
-                w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r[1]), r[8], r[2], r[3], r[4], r[5], r[6], r[7]))
+                # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
+                num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
+                w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r[1]), r[8], r[2], r[3], r[4], r[5], num(r[6]), num(r[7])))
         w("")
         recov = [r + [""] * 12 for r in recs if r[0] == "recovery"]
         w("## NFSv4.1: nfs4j restarted under a hard mount")
@@ -947,15 +952,15 @@ def report(args):
               "sent and the grace period over before the lease. The write's own result is in *Faults*; the files "
               "written before are data checks of the same key." % info.get("nfs4_lease", "?"))
             w("")
-            w("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s | reclaimed | records | strategy |")
-            w("|---|---:|---:|---:|---|---|---|---:|---|---|---|")
+            w("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s | reclaimed | records | strategy | more |")
+            w("|---|---:|---:|---:|---|---|---|---:|---|---|---|---|")
             for r in recov:
                 if r[2] != "ok":
-                    w("| %s | **%s**: %s | | | | | | | | | |" % (label(r[1]), r[2], r[3]))
+                    w("| %s | **%s**: %s | | | | | | | | | | |" % (label(r[1]), r[2], r[3]))
                 else:
-                    w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
+                    w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                         label(r[1]), r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12].replace("|", "\\|"),
-                        r[13] if len(r) > 13 else ""))
+                        r[13], r[14] or "—"))
         w("")
     w("## `rpcrdma:transports` after the RDMA workloads")
     w("")

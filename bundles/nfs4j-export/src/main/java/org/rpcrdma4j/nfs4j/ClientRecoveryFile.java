@@ -10,10 +10,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.dcache.nfs.status.NoGraceException;
 import org.dcache.nfs.status.ReclaimBadException;
 import org.dcache.nfs.v4.ClientRecoveryStore;
@@ -33,8 +36,18 @@ import org.slf4j.LoggerFactory;
  * forced, and renamed over the old one: a crash leaves the old or the new records, never a mix.
  * The file is 0600 in a 0700 directory (owners name the clients).
  *
+ * <p>The grace period counts from the first call any client makes to this instance
+ * ({@link #heardFromClient}), not from the start: nfs4j ends it one lease after its state handler
+ * starts, but clients can only reclaim once a transport they use listens, and the RPC-over-RDMA
+ * transport may come up long after nfs4j in Karaf (lab run 2026-12-05-1923: nfs4j's 60 s grace
+ * period ended 13 s before RDMA listened, and the kernel client, which held state, could not
+ * reclaim). So nfs4j's timer ({@link #reclaimComplete}) ends it only once a full grace period has
+ * passed since the first call; until then, or until every earlier client has reclaimed, the grace
+ * period stays. Linux's knfsd, which starts with its transports, counts from its start.
+ *
  * <p>nfs4j's alternative, {@code BerkeleyDBClientStore}, needs Berkeley DB JE, which is not an
- * OSGi bundle. Thread-safe (one lock; records change at EXCHANGE_ID and DESTROY_CLIENTID only).
+ * OSGi bundle. Thread-safe (one lock; records change at EXCHANGE_ID and DESTROY_CLIENTID only;
+ * {@link #heardFromClient}, on every call, takes no lock).
  */
 public final class ClientRecoveryFile implements ClientRecoveryStore {
 
@@ -43,8 +56,16 @@ public final class ClientRecoveryFile implements ClientRecoveryStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientRecoveryFile.class);
     private static final HexFormat HEX = HexFormat.of();
+    /** {@link #firstContact} before any client called. */
+    private static final long NOT_YET = Long.MIN_VALUE;
 
     private final Path file;
+    private final long graceNanos;
+    private final LongSupplier nanoClock;
+    /** When the first client call reached this instance ({@link System#nanoTime()}), or {@link #NOT_YET}. */
+    private final AtomicLong firstContact = new AtomicLong(NOT_YET);
+    /** Whether the line saying the grace period was kept open was logged. */
+    private boolean keptOpenLogged;
     private final Set<String> current = new LinkedHashSet<>();
     /** Clients of earlier instances that may still reclaim; null once the grace period is over. */
     private Set<String> previous = new LinkedHashSet<>();
@@ -52,10 +73,19 @@ public final class ClientRecoveryFile implements ClientRecoveryStore {
     /**
      * Opens (or creates) the records in a state directory.
      *
+     * @param grace how long after the first client call earlier clients may still reclaim (nfs4j's
+     *        lease time)
      * @throws IOException if the directory or file cannot be created, read or written, or a
      *         line is not a record (the message names the line)
      */
-    public ClientRecoveryFile(Path stateDirectory) throws IOException {
+    public ClientRecoveryFile(Path stateDirectory, Duration grace) throws IOException {
+        this(stateDirectory, grace, System::nanoTime);
+    }
+
+    /** As {@link #ClientRecoveryFile(Path, Duration)}, with a clock of nanoseconds (tests). */
+    ClientRecoveryFile(Path stateDirectory, Duration grace, LongSupplier nanoClock) throws IOException {
+        this.graceNanos = grace.toNanos();
+        this.nanoClock = nanoClock;
         Files.createDirectories(stateDirectory,
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         this.file = stateDirectory.resolve(FILE_NAME);
@@ -99,11 +129,21 @@ public final class ClientRecoveryFile implements ClientRecoveryStore {
         }
     }
 
+    /**
+     * heardFromClient() - a client's call reached this instance: the grace period counts from the
+     * first one. Any thread, on every call; no lock.
+     */
+    public void heardFromClient() {
+        if (firstContact.get() == NOT_YET) {
+            firstContact.compareAndSet(NOT_YET, nanoClock.getAsLong());
+        }
+    }
+
     @Override
     public synchronized void reclaimClient(byte[] client) {
         if (previous != null && previous.remove(HEX.formatHex(client))) {
             if (previous.isEmpty()) {
-                reclaimComplete();
+                endGracePeriod("every client of the previous run reclaimed");
                 return;
             }
             saveQuietly();
@@ -122,11 +162,13 @@ public final class ClientRecoveryFile implements ClientRecoveryStore {
 
     @Override
     public synchronized boolean waitingForReclaim() {
+        endGracePeriodIfDue();
         return previous != null && !previous.isEmpty();
     }
 
     @Override
     public synchronized void wantReclaim(byte[] client) throws NoGraceException, ReclaimBadException {
+        endGracePeriodIfDue();
         if (previous == null) {
             throw new NoGraceException("the grace period is over");
         }
@@ -135,12 +177,45 @@ public final class ClientRecoveryFile implements ClientRecoveryStore {
         }
     }
 
+    /**
+     * reclaimComplete() - nfs4j's timer says the grace period is over (one lease after its state
+     * handler started): it is, once a full grace period has passed since the first client call;
+     * before that it stays open and ends when a later call finds it due.
+     */
     @Override
     public synchronized void reclaimComplete() {
+        if (previous == null) {
+            return;
+        }
+        if (graceDue()) {
+            endGracePeriod("a grace period has passed since the first client call");
+        } else if (!keptOpenLogged) {
+            keptOpenLogged = true;
+            long first = firstContact.get();
+            LOG.info("NFSv4 grace period kept open for {} client(s) of the previous run: {}", previous.size(),
+                    first == NOT_YET ? "no client has reached this server yet (a transport may still be starting)"
+                            : "it ends " + Duration.ofNanos(graceNanos - (nanoClock.getAsLong() - first)).toSeconds()
+                                    + " s from now, a grace period after the first client call");
+        }
+    }
+
+    private boolean graceDue() {
+        long first = firstContact.get();
+        return first != NOT_YET && nanoClock.getAsLong() - first >= graceNanos;
+    }
+
+    private void endGracePeriodIfDue() {
+        if (previous != null && graceDue()) {
+            endGracePeriod("a grace period has passed since the first client call");
+        }
+    }
+
+    private void endGracePeriod(String why) {
         if (previous != null) {
+            int left = previous.size();
             previous = null;
             saveQuietly();
-            LOG.info("NFSv4 grace period over");
+            LOG.info("NFSv4 grace period over: {} ({} client(s) of the previous run did not reclaim)", why, left);
         }
     }
 

@@ -101,7 +101,7 @@ public final class Nfs4jServers implements AutoCloseable {
         ServerKey key = ServerKey.loadOrCreate(settings.stateDirectory());
         this.fileSystem = new DirectoryFileSystem(settings.root(), key);
         this.exports = new SwitchableExportTable(table);
-        this.clientRecords = new ClientRecoveryFile(settings.stateDirectory());
+        this.clientRecords = new ClientRecoveryFile(settings.stateDirectory(), settings.lease());
         if (settings.versions().contains(Version.NFS4)) {
             this.stateHandler = new NFSv4StateHandler(settings.lease(), 0, clientRecords);
             NFSServerV41 nfs4 = new NFSServerV41.Builder()
@@ -111,7 +111,8 @@ public final class Nfs4jServers implements AutoCloseable {
                     .withStateHandler(stateHandler)
                     .withImplementationName("rpcrdma4j nfs4j export")
                     .build();
-            programs.put(new OncRpcProgram(NFS_PROGRAM, 4), CallerIdentity.around(nfs4, exports, fileSystem.root()));
+            programs.put(new OncRpcProgram(NFS_PROGRAM, 4),
+                    countingContact(CallerIdentity.around(nfs4, exports, fileSystem.root()), clientRecords));
         } else {
             this.stateHandler = null;
         }
@@ -234,5 +235,26 @@ public final class Nfs4jServers implements AutoCloseable {
         } finally {
             clientRecords.close();
         }
+    }
+
+    /**
+     * countingContact() - nfs4j's NFSv4 program, telling the client records of each call, so
+     * that the grace period counts from the first call a client could make ({@link
+     * ClientRecoveryFile#heardFromClient}).
+     */
+    private static RpcDispatchable countingContact(RpcDispatchable program, ClientRecoveryFile records) {
+        return new RpcDispatchable() {
+            @Override
+            public void dispatchOncRpcCall(org.dcache.oncrpc4j.rpc.RpcCall call)
+                    throws org.dcache.oncrpc4j.rpc.OncRpcException, IOException {
+                records.heardFromClient();
+                program.dispatchOncRpcCall(call);
+            }
+
+            @Override
+            public String toString() {
+                return program.toString();
+            }
+        };
     }
 }

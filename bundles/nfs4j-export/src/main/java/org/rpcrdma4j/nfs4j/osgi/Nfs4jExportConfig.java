@@ -57,6 +57,6 @@ public @interface Nfs4jExportConfig {
 
     @AttributeDefinition(name = "NFSv4 lease (seconds)", type = AttributeType.INTEGER, min = "10", max = "3600",
             description = "How long an NFSv4 client's state lives without renewal; also the grace period after a "
-                    + "restart. 10 to 3600, default 90 (knfsd's default).")
+                    + "restart, counted from the first client call. 10 to 3600, default 90 (knfsd's default).")
     int leaseSeconds() default 90;
 }

@@ -310,6 +310,26 @@ def compile_timeline(series, spans, measured, bucket=COMPILE_SLICE_S):
     return rows, settled
 
 
+def throughput_rows(w, med, keys, label, baseline, tcp, no_tcp_ratio, baseline_title, tcp_title):
+    """The throughput table of one fabric: a row per workload and server (medians of its runs),
+    with the ratio to the baseline server (knfsd) and to our TCP server of the same protocol."""
+    w("| workload | server | MB/s | min–max | spread | IOPS | p50 µs | p99 µs | %s | %s |" % (baseline_title, tcp_title))
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for job, _, desc in JOBS:
+        base = med.get((baseline, job), {}).get("mbs")
+        tcpb = med.get((tcp, job), {}).get("mbs")
+        for k in keys:
+            m = med.get((k, job))
+            if not m:
+                continue
+            spread = (m["max"] - m["min"]) / m["mbs"] * 100 if m["mbs"] and m["n"] > 1 else None
+            w("| %s | %s | %s | %s–%s | %s | %s | %s | %s | %s | %s |" % (
+                desc, label(k), fmt(m["mbs"], 2), fmt(m["min"], 2), fmt(m["max"], 2),
+                "n=1" if m["n"] == 1 else fmt(spread, 0) + " %", fmt(m["iops"], 0), fmt(m["p50"], 0), fmt(m["p99"], 0),
+                "" if k.startswith("knfsd") else ratio(m["mbs"], base),
+                "" if k.startswith(no_tcp_ratio) else ratio(m["mbs"], tcpb)))
+
+
 def report(args):
     rdir, out = args[0], args[1]
     meta = dict(a.split("=", 1) for a in args[2:])
@@ -538,21 +558,7 @@ def report(args):
             w("Host load (1-minute load average of the 2-core host, mean over each server's measured runs): %s. "
               "Compare servers measured under similar load only." % "; ".join(loads))
             w("")
-        w("| workload | server | MB/s | min–max | spread | IOPS | p50 µs | p99 µs | vs knfsd | vs our TCP |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for job, _, desc in JOBS:
-            base = med.get(("knfsd." + f, job), {}).get("mbs")
-            tcpb = med.get(("tcp", job), {}).get("mbs")
-            for k in fkeys:
-                m = med.get((k, job))
-                if not m:
-                    continue
-                spread = (m["max"] - m["min"]) / m["mbs"] * 100 if m["mbs"] and m["n"] > 1 else None
-                w("| %s | %s | %s | %s–%s | %s | %s | %s | %s | %s | %s |" % (
-                    desc, label(k), fmt(m["mbs"], 2), fmt(m["min"], 2), fmt(m["max"], 2),
-                    "n=1" if m["n"] == 1 else fmt(spread, 0) + " %", fmt(m["iops"], 0), fmt(m["p50"], 0), fmt(m["p99"], 0),
-                    "" if k.startswith("knfsd") else ratio(m["mbs"], base),
-                    "" if k.startswith(("knfsd", "tcp")) else ratio(m["mbs"], tcpb)))
+        throughput_rows(w, med, fkeys, label, "knfsd." + f, "tcp", ("knfsd", "tcp"), "vs knfsd", "vs our TCP")
         for r in runs:
             if r[1] == "switch." + f and r[4]:
                 sw = fio_numbers(os.path.join(rdir, r[4]), "write")
@@ -609,21 +615,8 @@ def report(args):
             if loads:
                 w("Host load (1-minute load average, mean over each server's measured runs): %s." % "; ".join(loads))
                 w("")
-            w("| workload | server | MB/s | min–max | spread | IOPS | p50 µs | p99 µs | vs knfsd NFSv4.1 | vs nfs4j TCP |")
-            w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-            for job, _, desc in JOBS:
-                base = med.get(("knfsd4." + f, job), {}).get("mbs")
-                tcpb = med.get(("nfs4.tcp", job), {}).get("mbs")
-                for k in fkeys:
-                    m = med.get((k, job))
-                    if not m:
-                        continue
-                    spread = (m["max"] - m["min"]) / m["mbs"] * 100 if m["mbs"] and m["n"] > 1 else None
-                    w("| %s | %s | %s | %s–%s | %s | %s | %s | %s | %s | %s |" % (
-                        desc, label(k), fmt(m["mbs"], 2), fmt(m["min"], 2), fmt(m["max"], 2),
-                        "n=1" if m["n"] == 1 else fmt(spread, 0) + " %", fmt(m["iops"], 0), fmt(m["p50"], 0),
-                        fmt(m["p99"], 0), "" if k.startswith("knfsd") else ratio(m["mbs"], base),
-                        "" if k.startswith(("knfsd", "nfs4.tcp")) else ratio(m["mbs"], tcpb)))
+            throughput_rows(w, med, fkeys, label, "knfsd4." + f, "nfs4.tcp", ("knfsd", "nfs4.tcp"),
+                            "vs knfsd NFSv4.1", "vs nfs4j TCP")
             sws = [n for n in (fio_numbers(os.path.join(rdir, r[4]), "write") for r in sw) if n]
             if sws:
                 w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched by `rpcrdma:strategy` during one of %d jobs | %s | %s | %s–%s | | %s | %s | %s | | |" % (

@@ -117,6 +117,7 @@ public final class RpcCallDispatcher {
     private final LogThrottle programRejectLog = new LogThrottle();
     private final LogThrottle garbageArgumentsLog = new LogThrottle();
     private final LogThrottle programFailureLog = new LogThrottle();
+    private final LogThrottle refusedCallLog = new LogThrottle();
 
     /**
      * @param programs the live program table calls are looked up in
@@ -296,7 +297,6 @@ public final class RpcCallDispatcher {
                 call.getTransport().getRemoteSocketAddress(), fault.description(), malformed.sum());
     }
 
-
     /**
      * Runs an accepted call's program on a worker thread, with oncrpc4j's error mapping.
      */
@@ -309,7 +309,10 @@ public final class RpcCallDispatcher {
         try {
             workers.execute(call.getTransport(), () -> runProgram(program, call));
         } catch (RejectedExecutionException e) {
-            LOG.warn("Worker pool refused call {}: {}", call, e.toString());
+            long held = refusedCallLog.admit();
+            if (held >= 0) {
+                LOG.warn("Worker pool refused call {}: {}{}", call, e.toString(), LogThrottle.held(held));
+            }
             call.failRpcSystem();
             return Outcome.OVERLOADED;
         }
@@ -405,7 +408,6 @@ public final class RpcCallDispatcher {
     }
 
     private Outcome receiveReply(int xid, Xdr xdr, int start, RpcTransport transport) {
-        RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(xdr.asBuffer(), start);
         CompletionHandler<RpcReply, RpcTransport> handler = transport.getReplyQueue().get(xid);
         if (handler == null) {
             long held = unmatchedReplyLog.admit();
@@ -415,6 +417,7 @@ public final class RpcCallDispatcher {
             }
             return Outcome.REPLY_UNMATCHED;
         }
+        RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(xdr.asBuffer(), start);
         if (fault != RpcHeaderCheck.Fault.NONE) {
             // The caller learns at once; oncrpc4j never decodes the lengths the reply claims.
             malformed.increment();

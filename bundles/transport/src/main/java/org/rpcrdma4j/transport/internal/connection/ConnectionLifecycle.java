@@ -1,6 +1,5 @@
 package org.rpcrdma4j.transport.internal.connection;
 
-import java.net.InetSocketAddress;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -35,10 +34,8 @@ final class ConnectionLifecycle {
     private final ConnectionBackchannel backchannel;
     private final Counters counters;
     private final TransportConfig config;
-    private final InetSocketAddress remoteAddress;
-    private final InetSocketAddress localAddress;
-    private final int replySizeLimit;
-    private final boolean remoteInvalidation;
+    /** The connection whose life this is: its addresses and negotiated limits, for the log lines. */
+    private final ConnectionState owner;
     private volatile int phase = ACCEPTING;
     private volatile boolean closeRequested;
     /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
@@ -55,10 +52,7 @@ final class ConnectionLifecycle {
         this.backchannel = backchannel;
         this.counters = counters;
         this.config = loop.config();
-        this.remoteAddress = owner.remoteAddress();
-        this.localAddress = owner.localAddress();
-        this.replySizeLimit = owner.replySizeLimit();
-        this.remoteInvalidation = owner.remoteInvalidationAllowed();
+        this.owner = owner;
     }
 
     int phase() {
@@ -132,7 +126,8 @@ final class ConnectionLifecycle {
             if (closeReason == null) {
                 closeReason = reason;
             }
-            LOG.warn("RPC-over-RDMA connection from {} to {} closes: {}", remoteAddress, localAddress, reason);
+            LOG.warn("RPC-over-RDMA connection from {} to {} closes: {}", owner.remoteAddress(), owner.localAddress(),
+                    reason);
         }
         beginClose(true);
     }
@@ -192,8 +187,8 @@ final class ConnectionLifecycle {
         counters.increment(Counter.CLOSE_FLUSHES_LOST);
         LOG.warn("RPC-over-RDMA connection from {} to {}: {} receives and {} send-queue requests ({} of them in READ chains) "
                 + "did not flush within {} s of its close; the device lost their completions. Destroying the queue pair "
-                + "and reclaiming what they held", remoteAddress, localAddress, parts.receivePool.posted(), parts.sendQueue.outstanding(),
-                parts.readScheduler.inFlight(), config.stallTimeoutSeconds());
+                + "and reclaiming what they held", owner.remoteAddress(), owner.localAddress(), parts.receivePool.posted(),
+                parts.sendQueue.outstanding(), parts.readScheduler.inFlight(), config.stallTimeoutSeconds());
         connection.attach(null);
         connection.close();
         parts.readScheduler.abandonInFlight();
@@ -245,15 +240,17 @@ final class ConnectionLifecycle {
      */
     void logLifecycle(String event, String why) {
         if ("rejected".equals(event)) {
-            LOG.warn("RPC-over-RDMA connection from {} to {} rejected: {}", remoteAddress, localAddress, why);
+            LOG.warn("RPC-over-RDMA connection from {} to {} rejected: {}", owner.remoteAddress(), owner.localAddress(),
+                    why);
         } else if ("opened".equals(event)) {
             LOG.info("RPC-over-RDMA connection from {} to {} opened: credits {}, inline receive {} B, inline send {} B "
-                    + "(client receives {} B), remote invalidation {}", remoteAddress, localAddress, config.credits(),
-                    config.inlineReceiveThreshold(), Math.min(replySizeLimit, config.maxInlineSend()), replySizeLimit,
-                    remoteInvalidation ? "on" : "off");
+                    + "(client receives {} B), remote invalidation {}", owner.remoteAddress(), owner.localAddress(),
+                    config.credits(), config.inlineReceiveThreshold(),
+                    Math.min(owner.replySizeLimit(), config.maxInlineSend()), owner.replySizeLimit(),
+                    owner.remoteInvalidationAllowed() ? "on" : "off");
         } else {
-            LOG.info("RPC-over-RDMA connection from {} to {} closed: {} ({} calls, {} READs, {} sends)", remoteAddress,
-                    localAddress, why, counters.get(Counter.CALLS_DELIVERED), counters.get(Counter.READS),
+            LOG.info("RPC-over-RDMA connection from {} to {} closed: {} ({} calls, {} READs, {} sends)",
+                    owner.remoteAddress(), owner.localAddress(), why, counters.get(Counter.CALLS_DELIVERED), counters.get(Counter.READS),
                     counters.get(Counter.SENDS));
         }
     }

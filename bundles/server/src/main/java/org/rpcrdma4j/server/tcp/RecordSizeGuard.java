@@ -9,6 +9,7 @@ import org.glassfish.grizzly.attributes.Attribute;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.rpcrdma4j.server.LogThrottle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +34,11 @@ public final class RecordSizeGuard extends BaseFilter {
     public static final int MAX_RECORD_BYTES = 8 << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(RecordSizeGuard.class);
-    private static final long REFUSAL_LOG_INTERVAL_NANOS = 10_000_000_000L;
 
     private final Attribute<Marker> markerOfConnection =
             Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(RecordSizeGuard.class.getName() + ".marker");
     private final AtomicLong refused = new AtomicLong();
-    private final AtomicLong nextRefusalLog = new AtomicLong(System.nanoTime());
+    private final LogThrottle refusalLog = new LogThrottle();
 
     /** Where one connection's stream stands between fragment headers. */
     static final class Marker {
@@ -121,9 +121,7 @@ public final class RecordSizeGuard extends BaseFilter {
 
     /** One line per 10 seconds at most: a hostile peer must not flood the log. */
     private void logRefusal(Connection<?> connection, long claimed) {
-        long now = System.nanoTime();
-        long next = nextRefusalLog.get();
-        if (now - next < 0 || !nextRefusalLog.compareAndSet(next, now + REFUSAL_LOG_INTERVAL_NANOS)) {
+        if (refusalLog.admit() < 0) {
             return;
         }
         LOG.warn("Closing the TCP connection from {}: its RPC record claims {} bytes or more, beyond the largest "

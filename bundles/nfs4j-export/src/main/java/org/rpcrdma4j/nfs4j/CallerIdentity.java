@@ -170,7 +170,7 @@ public final class CallerIdentity implements SetIdBits.Identity {
         }
         return switch (use) {
             case ATTRIBUTES -> true;
-            case READ -> exportInForce == null ? onTheWay || inExport : path.startsWith(exportInForce) || onTheWay;
+            case READ -> exportInForce == null || path.startsWith(exportInForce) || onTheWay;
             case MODIFY -> exportInForce != null && path.startsWith(exportInForce);
         };
     }

@@ -228,23 +228,21 @@ final class CallBridge implements RpcCallHandler {
         ReplyCache.Key key = null;
         if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure, body, call.bodyLength())) {
             key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body, call.bodyLength());
-            ReplyCache.Entry[] found = new ReplyCache.Entry[1];
-            switch (cache.begin(key, found)) {
-                case IN_PROGRESS:
-                    retransmitsDropped.increment();
-                    finish(reply, call, null);
-                    return;
-                case ANSWERED:
-                    retransmitsAnswered.increment();
-                    try {
-                        reply.send(found[0].reply(), found[0].ddpItemOffset());
-                    } finally {
-                        inFlight.decrementAndGet();
-                        call.release();
-                    }
-                    return;
-                default:
-                    break;
+            ReplyCache.Entry earlier = cache.begin(key);
+            if (earlier != null && !earlier.isAnswered()) {
+                retransmitsDropped.increment();
+                finish(reply, call, null);
+                return;
+            }
+            if (earlier != null) {
+                retransmitsAnswered.increment();
+                try {
+                    reply.send(earlier.reply(), earlier.ddpItemOffset());
+                } finally {
+                    inFlight.decrementAndGet();
+                    call.release();
+                }
+                return;
             }
         }
         CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,

@@ -10,6 +10,9 @@
       recordings (raw/jfr/*.jfr, aggregated by JfrTop.java with the JDK's source launcher).
       Exit status: 0 all checks passed, 1 a data check failed (or a server failed), 3 only
       "not available" servers (or conformance) missing.
+  labtool.py check-schema WORKLOAD
+      Whether the guest's workload script writes exactly the record kinds of lab/records.py, each
+      with a number of fields the schema allows. Exit status 0 when they agree, else 1.
 """
 import glob
 import json
@@ -20,6 +23,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
+
+import records
 
 PID = "org.rpcrdma4j.transport"
 WANTED_FEATURES = ["rpcrdma4j-verbs-disni", "rpcrdma4j-registration-lkey", "rpcrdma4j-registration-frmr"]
@@ -1073,6 +1078,18 @@ def report(args):
     return status
 
 
+def check_schema(args):
+    """Whether the workload script args[0] and lab/records.py agree on the record kinds and their
+    fields: 0 when they do, else 1 with what differs."""
+    with open(args[0], encoding="utf-8") as f:
+        problems = records.check_workload(f.read())
+    for p in problems:
+        print("labtool check-schema: " + p, file=sys.stderr)
+    if not problems:
+        print("labtool check-schema: %s writes the %d record kinds of lab/records.py" % (args[0], len(records.KINDS)))
+    return 1 if problems else 0
+
+
 if __name__ == "__main__":
     cmd, rest = sys.argv[1], sys.argv[2:]
-    sys.exit(rdma_check(rest) if cmd == "rdma-check" else report(rest))
+    sys.exit({"rdma-check": rdma_check, "check-schema": check_schema}.get(cmd, report)(rest))

@@ -119,5 +119,30 @@ class Schema(unittest.TestCase):
         self.assertEqual([], recs.warnings)
 
 
+class MalformedLines(unittest.TestCase):
+    def test_a_malformed_line_is_warned_about_by_number_and_the_report_is_written(self):
+        lines = ["info\tclk_tck\t100",
+                 "bogus\tsomething",  # line 2: an unknown kind
+                 "server\ttcp\tavailable\tNFSv3 over TCP",
+                 "check\ttcp",  # line 4: too few fields
+                 "check\ttcp\tfile-0\tok\tmd5 x\tone too many",  # line 5
+                 "run\ttcp\tseqread\t1\tfio/none.json\t0\tnot-a-time\t\tx",
+                 "fio\tknfsd\tseqwrite\tfio/knfsd-seqwrite.json\t0"]  # a retired kind: no warning
+        with tempfile.TemporaryDirectory() as tmp:
+            rdir = os.path.join(tmp, "results")
+            os.makedirs(rdir)
+            with open(os.path.join(rdir, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            status, md, err = report(rdir, {"phases": "tcp", "fabrics": "rxe"}, tmp)
+        self.assertIn("line 2: unknown record kind 'bogus'", err)
+        self.assertIn("line 4: check record with 1 fields after its kind, at least 3 expected", err)
+        self.assertIn("line 5: check record with 5 fields after its kind, at most 4 expected", err)
+        self.assertNotIn("line 7", err)
+        self.assertNotIn("line 1:", err)
+        self.assertIn("| our TCP | 1 of 1 | none |", md)
+        self.assertIn("## Verdict", md)
+        self.assertEqual(1, status)  # fio without a result for tcp
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -4,6 +4,7 @@ The committed reports are the reference: labtool.py report, given a committed re
 the arguments lab/run gave it, must write the committed .md again, byte for byte.
 """
 import contextlib
+import glob
 import io
 import os
 import re
@@ -109,6 +110,12 @@ class Schema(unittest.TestCase):
         self.assertFalse(any("transports" in p for p in problems), problems)  # the output is optional
         script = script.replace('rec peer $F ran "peer-$F.tap" $prc', 'rec peer $F ran "peer-$F.tap" $prc extra')
         self.assertTrue(any("peer record with 5 fields" in p for p in records.check_workload(script)))
+
+    def test_every_committed_results_folder_fits_the_schema(self):
+        for tsv in sorted(glob.glob(os.path.join(LAB, "results", "*", "results.tsv"))):
+            with self.subTest(results=os.path.basename(os.path.dirname(tsv))):
+                with open(tsv, encoding="utf-8", errors="replace") as f:
+                    self.assertEqual([], records.parse(f).warnings)
 
     def test_fields_are_read_by_name_with_defaults_for_older_records(self):
         recs = records.parse(["run\ttcp\tseqread\t1\tfio/tcp-seqread-1.json\t0\t10.5\t30.5\t1\t2\t3\t4\t5\n",

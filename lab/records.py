@@ -24,6 +24,9 @@ import sys
 # knfsd: its nfsd threads, with jit, gc and jfr 0). One `$(cpu_delta ...)` argument is these fields.
 CPU_FIELDS = ("guest_busy", "guest_all", "server", "jit", "gc", "jfr", "sys", "own")
 
+# fields: the names of a kind's fields after the kind, in order; required: how many of them every
+# record of the kind has (0 where the report has always read a short record's missing fields as
+# empty); doc: what a record says.
 Kind = collections.namedtuple("Kind", "fields required doc")
 
 KINDS = {
@@ -43,8 +46,8 @@ KINDS = {
     "warm": Kind(("key", "slices", "t0", "t1", "jit_pct"), 5,
                  "a server's warm-up: slices run, epoch window, JIT % of one vCPU in the last slice"),
     "idle": Kind(("key", "t0", "t1") + CPU_FIELDS, 7, "20 s of a mounted, quiet server: epoch window, CPU ticks"),
-    "time": Kind(("key", "step", "t0", "t1"), 4, "a step of a server's (or karaf, jvm, a fabric): "
-                                                 "guest uptime seconds"),
+    "time": Kind(("key", "step", "t0", "t1"), 4, "a timed step of a server (or of karaf, the JVM's warm-up, a "
+                                                 "fabric): guest uptime seconds"),
     "phase": Kind(("name", "t0", "t1", "rc"), 4, "a guest phase: uptime seconds and exit code"),
     "skipped": Kind(("keys", "why"), 0, "what the time limit skipped (space-separated keys)"),
     "fault": Kind(("key", "fault", "result", "detail"), 0, "a fault under a hard mount: ok or FAIL"),

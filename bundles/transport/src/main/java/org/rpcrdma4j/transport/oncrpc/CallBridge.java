@@ -368,7 +368,7 @@ final class CallBridge implements RpcCallHandler {
      * before it is encoded: the client's first write chunk, which it sizes to what it asked for
      * (an NFS READ's count, RFC 8267 §4.2), when the program's binding says the reply may carry
      * such an item; 0 when there is none or it is larger than {@link #PRESIZED_ITEM_MAX} (then
-     * the reply grows as it is encoded, as before).
+     * the reply grows as it is encoded).
      */
     int replyItemBytes(PendingReply reply, int program, int version, int procedure) {
         long offered = reply.writeChunkCapacity();

@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * <p>What is cached is the RPC reply message and where its DDP-eligible item lies, never the
  * transport header: the retransmission arrives with its own write list and reply chunk (usually
  * on a new connection, after a reconnect), and the reply is framed for those. Caching the header
- * is the bug other RDMA servers had (NOTES.md).
+ * would send the first copy's chunk list to the retransmission's (differently registered) memory.
  *
  * <p>Bounded: at most {@code entries} entries, least recently used first out; replies longer than
  * {@code maxReplyBytes} are not kept (their entry is removed when they are sent, so their

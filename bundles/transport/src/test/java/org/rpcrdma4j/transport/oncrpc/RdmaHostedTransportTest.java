@@ -196,9 +196,9 @@ class RdmaHostedTransportTest {
 
     @Test
     void largeRepliesReuseTheTransportsBuffersInsteadOfAllocatingOnePerReply() throws Exception {
-        // A 1 MiB reply outgrows its pending reply's memory: oncrpc4j allocated a new heap buffer
-        // of 1 MiB per reply (lab run 2026-12-03-1749: 99 % of what our server allocated in
-        // sequential read). Now the reply continues in a buffer the transport lends and takes back.
+        // A 1 MiB reply outgrows its pending reply's memory: oncrpc4j's own growth allocates a new
+        // 1 MiB heap buffer per reply (nearly all a server allocates in sequential reads); the
+        // reply must continue in a buffer the transport lends and takes back.
         RpcRdmaClient client = client();
         int n = 1 << 20;
         ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));

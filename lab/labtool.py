@@ -1038,42 +1038,51 @@ def backchannel_section(run):
     w("")
 
 
+def recorded(run, heading, kind, intro=None, table_head=()):
+    """Writes a section's heading, then "Not recorded." when the run has no record of this kind,
+    else the section's introduction and its table's header lines.
+
+    Returns the run's records of the kind (empty when there are none)."""
+    run.w(heading)
+    run.w("")
+    records = run.of(kind)
+    if not records:
+        run.w("Not recorded.")
+    elif intro is not None:
+        run.w(intro)
+        run.w("")
+    for line in table_head if records else ():
+        run.w(line)
+    return records
+
+
 def recall_section(run):
     w = run.w
-    recalls = run.of("recall")
-    w("### A delegation recalled over the RDMA back channel (CB_RECALL)")
-    w("")
-    if not recalls:
-        w("Not recorded.")
-    else:
-        w("The kernel client mounts nfs4j over RDMA, writes a file and reads it six times (nfs4j offers a read "
+    recalls = recorded(
+        run, "### A delegation recalled over the RDMA back channel (CB_RECALL)", "recall",
+        "The kernel client mounts nfs4j over RDMA, writes a file and reads it six times (nfs4j offers a read "
           "delegation on a client's third OPEN of a file within 120 s, its adaptive heuristic); then a second "
           "client (the same kernel over TCP, its NFSv4 client made under another host name, so nfs4j sees another "
           "client owner) appends to the file: nfs4j sends CB_RECALL over the first client's RDMA back channel and "
           "answers the second NFS4ERR_DELAY until the delegation is returned. *DELEGRETURN*: the RDMA mount's "
           "count (mountstats) before and after the conflicting open; *open*: its exit status and time; the "
-          "back-channel counters of our connection after it.")
-        w("")
-        w("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |")
-        w("|---|---|---|---|---:|---:|")
-        for r in recalls:
-            # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
-            num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
-            w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r.key), r.strategy, r.delegreturn_before,
-                                                            r.delegreturn_after, r.open_rc, r.open_s, num(r.calls),
-                                                            num(r.replies)))
+        "back-channel counters of our connection after it.",
+        ("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |",
+         "|---|---|---|---|---:|---:|"))
+    for r in recalls:
+        # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
+        num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
+        w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r.key), r.strategy, r.delegreturn_before,
+                                                        r.delegreturn_after, r.open_rc, r.open_s, num(r.calls),
+                                                        num(r.replies)))
     w("")
 
 
 def recovery_section(run):
     w = run.w
-    recov = run.of("recovery")
-    w("## NFSv4.1: nfs4j restarted under a hard mount")
-    w("")
-    if not recov:
-        w("Not recorded.")
-    else:
-        w("A hard NFSv4.1 mount over RDMA (`hard,timeo=50,retrans=2`): the six source files written, then a 256 MiB "
+    recov = recorded(
+        run, "## NFSv4.1: nfs4j restarted under a hard mount", "recovery",
+        "A hard NFSv4.1 mount over RDMA (`hard,timeo=50,retrans=2`): the six source files written, then a 256 MiB "
           "write (dd, direct I/O) and 2 s into it the JVM stopped in order (SIGTERM; our bundle keeps nfs4j's client "
           "records in `ClientRecoveryFile` under `stateDirectory`) and started again. nfs4j's grace period is one "
           "lease (%s s here) and ends early once every recorded client has reclaimed. *stop*, *start*: seconds "
@@ -1082,27 +1091,22 @@ def recovery_section(run):
           "its grace period); *RECLAIM_COMPLETE*, *OPEN*: the mount's counts (mountstats) before and after; "
           "*grace*: from nfs4j's start to its log line \"NFSv4 grace period over\"; *reclaimed*: RECLAIM_COMPLETE "
           "sent and the grace period over before the lease. The write's own result is in *Faults*; the files "
-          "written before are data checks of the same key." % run.info.get("nfs4_lease", "?"))
-        w("")
-        w("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s | reclaimed | records | strategy | more |")
-        w("|---|---:|---:|---:|---|---|---|---:|---|---|---|---|")
-        for r in recov:
-            if r.status != "ok":  # a failed restart records why in place of the stop time
-                w("| %s | **%s**: %s | | | | | | | | | | |" % (label(r.key), r.status, r.stop_s))
-            else:
-                w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    label(r.key), r.stop_s, r.start_s, r.recovery_s, r.probe_rc, r.inflight, r.reclaim_complete, r.open,
-                    r.grace_s, r.reclaimed, r.records.replace("|", "\\|"), r.strategy, r.more or "—"))
+        "written before are data checks of the same key." % run.info.get("nfs4_lease", "?"),
+        ("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s"
+         " | reclaimed | records | strategy | more |", "|---|---:|---:|---:|---|---|---|---:|---|---|---|---|"))
+    for r in recov:
+        if r.status != "ok":  # a failed restart records why in place of the stop time
+            w("| %s | **%s**: %s | | | | | | | | | | |" % (label(r.key), r.status, r.stop_s))
+        else:
+            w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                label(r.key), r.stop_s, r.start_s, r.recovery_s, r.probe_rc, r.inflight, r.reclaim_complete, r.open,
+                r.grace_s, r.reclaimed, r.records.replace("|", "\\|"), r.strategy, r.more or "—"))
     w("")
 
 
 def transports_section(run):
     w = run.w
-    w("## `rpcrdma:transports` after the RDMA workloads")
-    w("")
-    transports = run.of("transports")
-    if not transports:
-        w("Not recorded.")
+    transports = recorded(run, "## `rpcrdma:transports` after the RDMA workloads", "transports")
     for t in transports:
         try:
             text = open(run.path(t.output), encoding="utf-8", errors="replace").read()

@@ -18,39 +18,19 @@ sys.path.insert(0, LAB)
 import labtool  # noqa: E402
 import records  # noqa: E402
 
-# lab/run's arguments to `labtool.py report` for the results folders whose committed .md the
-# current labtool.py writes. lab/run does not store them in the folder: they are read back from
-# the committed report (its header and Time table print them; phases: the sections it says were not
-# run). Two of them are host state at the end of the run (host_load, date) and are reproducible only
-# this way. The older folders' reports came from earlier labtool versions (2026-12-05-1801 and -1740
-# lack the CB_RECALL paragraph and sections added in 80f3bfc) and are not compared.
-REPORT_ARGS = {
-    "2026-12-05-1923-1575c41": {
-        "name": "2026-12-05-1923-1575c41", "sha": "1575c41", "dirty": "0", "date": "2026-12-05 20:38 UTC",
-        "phases": "fabrics,knfsd4,nfs4", "fabrics": "rxe", "tcg": "single", "smp": "2",
-        "host_cpu": "AMD EPYC, 2 cores",
-        "host_load": "1/5/15-min load average 9.83 7.04 4.58 at the start, 3.40 4.71 6.66 at the end",
-        "fio_runtime": "20", "fio_reps": "3", "server_jit": "tiered",
-        "assembly": "karaf-assembly/target/assembly built 2026-12-05 19:22 UTC; rpcrdma4j artifacts from "
-                    "/tmp/m2-h1/repository",
-        "rdma_component": "org.rpcrdma4j.transport.osgi.RdmaTransportComponent in rpcrdma4j-transport-0.1.0-SNAPSHOT.jar",
-        "warm_max": "90", "jvm_warm_max": "360", "image_state": "cached dc4a8eb611f1; -cpu max,avx=off,avx2=off",
-        "image_s": "614", "prepare_s": "118", "boot_s": "28", "qemu_s": "4504", "total_s": "4623"},
-    "2026-12-05-1911-5255ddc": {
-        "name": "2026-12-05-1911-5255ddc", "sha": "5255ddc", "dirty": "0", "date": "2026-12-05 20:33 UTC",
-        "phases": "tcp,rdma,faults,conformance", "fabrics": "rxe siw", "tcg": "single", "smp": "2",
-        "host_cpu": "AMD EPYC, 2 cores",
-        "host_load": "1/5/15-min load average 0.44 1.63 1.92 at the start, 3.66 6.74 7.94 at the end",
-        "fio_runtime": "10", "fio_reps": "1", "server_jit": "tiered",
-        "assembly": "karaf-assembly/target/assembly built 2026-12-05 19:11 UTC; rpcrdma4j artifacts from "
-                    "/tmp/m2-lab/repository",
-        "rdma_component": "org.rpcrdma4j.transport.osgi.RdmaTransportComponent in rpcrdma4j-transport-0.1.0-SNAPSHOT.jar",
-        "siw": "siw.ko built out of tree from linux-source-6.1 6.1.192-3 for 6.1.0-50-amd64, with "
-               "lab/siw/accept-installs-callbacks-first.patch",
-        "warm_max": "90", "jvm_warm_max": "60", "fault_fabrics": "rxe", "linkdown_fabrics": "siw",
-        "image_state": "cached dc4a8eb611f1; -cpu max,avx=off,avx2=off",
-        "image_s": "614", "prepare_s": "22", "boot_s": "17", "qemu_s": "4894", "total_s": "4917"},
-}
+# lab/run's arguments to `labtool.py report` (but lab_dir, the checkout's own path) are kept in
+# each results folder's report-args.txt, one key=value a line, so a committed report can be
+# written again from its folder. Folders from before lab/run kept them have none (their args
+# were read back from the committed report's header and Time table for 2026-12-05-1911 and -1923).
+
+
+def report_args(rdir):
+    """The arguments lab/run gave labtool.py report for this results folder."""
+    with open(os.path.join(rdir, "report-args.txt"), encoding="utf-8") as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if line.strip())
+
+
+RESULTS_WITH_ARGS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(LAB, "results", "*", "report-args.txt")))
 
 # The two sections made from the flight recordings (raw/jfr/, not committed): without them the
 # report says "no flight recording" there, so these sections are compared only when raw/jfr/ exists.
@@ -81,12 +61,12 @@ def report(rdir, args, out_dir):
 
 class CommittedReports(unittest.TestCase):
     def test_reports_are_written_again_byte_for_byte(self):
-        for name, args in REPORT_ARGS.items():
-            with self.subTest(results=name), tempfile.TemporaryDirectory() as tmp:
-                rdir = os.path.join(LAB, "results", name)
+        self.assertGreaterEqual(len(RESULTS_WITH_ARGS), 2, "results folders with report-args.txt")
+        for rdir in RESULTS_WITH_ARGS:
+            with self.subTest(results=os.path.basename(rdir)), tempfile.TemporaryDirectory() as tmp:
                 with open(rdir + ".md", encoding="utf-8") as f:
                     expected = f.read()
-                _, got, err = report(rdir, dict(args, lab_dir=LAB), tmp)
+                _, got, err = report(rdir, dict(report_args(rdir), lab_dir=LAB), tmp)
                 self.assertNotIn("labtool:", err)  # no record outside the schema
                 if not os.path.isdir(os.path.join(rdir, "raw", "jfr")):
                     expected, got = without_jfr_sections(expected), without_jfr_sections(got)

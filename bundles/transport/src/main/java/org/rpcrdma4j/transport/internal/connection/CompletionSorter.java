@@ -1,6 +1,8 @@
 package org.rpcrdma4j.transport.internal.connection;
 
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;

@@ -7,15 +7,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.sendto.SendContext;
 import org.rpcrdma4j.transport.internal.sendto.SendQueue;

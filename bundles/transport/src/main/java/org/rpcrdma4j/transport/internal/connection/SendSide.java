@@ -5,6 +5,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;

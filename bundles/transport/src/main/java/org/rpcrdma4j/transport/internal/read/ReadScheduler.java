@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.sendto.SendQueue;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;

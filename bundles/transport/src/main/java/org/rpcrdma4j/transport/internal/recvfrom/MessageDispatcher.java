@@ -7,7 +7,7 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
 import org.rpcrdma4j.transport.internal.connection.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.connection.DeviceResources;
 import org.rpcrdma4j.transport.internal.read.ReadPlanner;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;

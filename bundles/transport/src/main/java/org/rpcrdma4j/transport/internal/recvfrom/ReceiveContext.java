@@ -18,7 +18,7 @@ import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadPlan;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;

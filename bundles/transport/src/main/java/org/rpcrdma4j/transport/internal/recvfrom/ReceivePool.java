@@ -6,7 +6,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;

@@ -20,6 +20,7 @@ import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
+import org.rpcrdma4j.transport.internal.sendto.ReplyConnection;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJobPool;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
@@ -49,7 +50,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * it for the loop. Nobody waits for it: a loop that finds a worker posting defers its pass over
  * this connection until the worker lets go (and wakes it); only the close takes it blocking.
  */
-public final class ConnectionState implements RdmaConnection {
+public final class ConnectionState implements ReplyConnection {
 
     private final CompletionLoop loop;
     private final Connection connection;
@@ -138,6 +139,7 @@ public final class ConnectionState implements RdmaConnection {
         lifecycle.markClosed();
     }
 
+    @Override
     public Counters counters() {
         return counters;
     }
@@ -312,6 +314,7 @@ public final class ConnectionState implements RdmaConnection {
      * submitReply() - an RPC-layer thread sent a reply: post it, or queue it for the completion
      * thread, or drop it (counted) when the connection is closing ({@link SendSide#submitReply}).
      */
+    @Override
     public void submitReply(ReplyJob job) {
         sendSide.submitReply(job);
     }
@@ -325,11 +328,13 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     /** @return the transport's pool of buffers for replies larger than a pending reply's own */
+    @Override
     public LargeReplyBuffers largeReplyBuffers() {
         return loop.largeReplyBuffers();
     }
 
     /** @return the size of a pending reply's {@link ReplyJob#replyBuffer()}: the inline send size */
+    @Override
     public int replyBufferSize() {
         return Math.min(replySizeLimit, config.maxInlineSend());
     }

@@ -6,6 +6,7 @@ import org.rpcrdma4j.transport.internal.CompletionLoop;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
 import org.rpcrdma4j.transport.internal.sendto.ReplySender;
@@ -34,7 +35,7 @@ final class ConnectionParts {
     SendQueue sendQueue;
     MessageDispatcher dispatcher;
     ReplySender replySender;
-    ReadScheduler readScheduler;
+    ReadScheduler<ReceiveContext> readScheduler;
     QueuePair queuePair;
     CompletionSorter sorter;
     private final Counters counters;
@@ -65,7 +66,7 @@ final class ConnectionParts {
         replySender = new ReplySender(sendQueue,
                 replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
                 Math.min(owner.replySizeLimit(), sendQueue.bufferLength()));
-        readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
+        readScheduler = new ReadScheduler<>(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                 config.credits(), config.limits().maxReadBytes(), sendQueue, counters, dispatcher);
         dispatcher.attach(readScheduler);
         queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));

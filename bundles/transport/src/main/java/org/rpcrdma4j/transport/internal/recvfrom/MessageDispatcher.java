@@ -22,7 +22,7 @@ import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
  * never closes the connection: only a failed post or a failed READ does. Confined to the
  * completion thread.
  */
-public final class MessageDispatcher implements ReadScheduler.Listener {
+public final class MessageDispatcher implements ReadScheduler.Listener<ReceiveContext> {
     private final ConnectionState connection;
     private final CompletionLoop loop;
     private final DeviceResources device;
@@ -30,7 +30,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
     private final ErrorReplies errorReplies;
     private final Counters counters;
     private final ConnectionBackchannel backchannel;
-    private ReadScheduler readScheduler;
+    private ReadScheduler<ReceiveContext> readScheduler;
 
     public MessageDispatcher(ConnectionState connection, CompletionLoop loop, DeviceResources device, ReceivePool receivePool,
                       ErrorReplies errorReplies, Counters counters, ConnectionBackchannel backchannel) {
@@ -44,7 +44,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
     }
 
     /** attach() - the scheduler deferred calls go to (it reports back to this dispatcher). */
-    public void attach(ReadScheduler scheduler) {
+    public void attach(ReadScheduler<ReceiveContext> scheduler) {
         this.readScheduler = scheduler;
     }
 

@@ -20,6 +20,7 @@ import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadPlan;
+import org.rpcrdma4j.transport.internal.read.ReadingCall;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 
@@ -33,7 +34,7 @@ import org.rpcrdma4j.verbs.ReceiveWorkRequest;
  * FREE. Everything but {@link #release()} and the {@link ReceivedCall} getters runs on the
  * completion thread.
  */
-public final class ReceiveContext implements ReceivedCall {
+public final class ReceiveContext implements ReceivedCall, ReadingCall {
     static final int FREE = 0;
     static final int POSTED = 1;
     static final int RECEIVED = 2;
@@ -75,6 +76,7 @@ public final class ReceiveContext implements ReceivedCall {
         return buffer;
     }
 
+    @Override
     public ParsedHeader header() {
         return header;
     }
@@ -83,6 +85,7 @@ public final class ReceiveContext implements ReceivedCall {
         return request;
     }
 
+    @Override
     public ReadPlan readPlan() {
         return readPlan;
     }

@@ -14,9 +14,11 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.backchannel.BackchannelLoop;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceivingLoop;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -53,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
  * leader takes the loop under the crew lock, which orders everything the previous one wrote.
  */
-public final class CompletionLoop implements Runnable {
+public final class CompletionLoop implements Runnable, ReceivingLoop, BackchannelLoop {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** Longest sleep while a deadline runs (a connection with work outstanding, or closing). */
     static final long IDLE_AWAIT_MILLIS = 1000;
@@ -151,14 +153,17 @@ public final class CompletionLoop implements Runnable {
         return stallTimeoutNanos;
     }
 
+    @Override
     public HeaderDecoder decoder() {
         return decoder;
     }
 
+    @Override
     public RpcCallHandler handler() {
         return engine.handler();
     }
 
+    @Override
     public RegistrationStrategy activeStrategy() {
         return engine.strategies().active();
     }
@@ -202,6 +207,7 @@ public final class CompletionLoop implements Runnable {
     }
 
     /** wakeup() - another thread queued work for this loop: end its sleep if it sleeps. Any thread. */
+    @Override
     public void wakeup() {
         if (!awake.get() && awake.compareAndSet(false, true)) {
             if (channel != null) {

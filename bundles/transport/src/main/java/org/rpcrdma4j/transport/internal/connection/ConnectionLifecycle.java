@@ -4,6 +4,7 @@ package org.rpcrdma4j.transport.internal.connection;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.VerbsException;

@@ -2,6 +2,7 @@ package org.rpcrdma4j.transport.internal.connection;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.ParsedHeader;
@@ -14,10 +15,12 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.internal.CompletionLoop;
 import org.rpcrdma4j.transport.internal.TransportEngine;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceivingConnection;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
 import org.rpcrdma4j.transport.internal.sendto.ReplyConnection;
@@ -50,7 +53,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * it for the loop. Nobody waits for it: a loop that finds a worker posting defers its pass over
  * this connection until the worker lets go (and wakes it); only the close takes it blocking.
  */
-public final class ConnectionState implements ReplyConnection {
+public final class ConnectionState implements ReplyConnection, ReceivingConnection {
 
     private final CompletionLoop loop;
     private final Connection connection;
@@ -295,6 +298,7 @@ public final class ConnectionState implements ReplyConnection {
      *
      * @param reason what failed
      */
+    @Override
     public void fail(String reason) {
         lifecycle.fail(reason);
     }
@@ -323,6 +327,7 @@ public final class ConnectionState implements ReplyConnection {
      * newReply() - the pending reply of a call about to be handed to the RPC layer: a pooled
      * per-call context holding the call's chunk lists as parsed at receive time.
      */
+    @Override
     public ReplyJob newReply(ParsedHeader header) {
         return replyJobs.acquire().open(header);
     }
@@ -376,12 +381,18 @@ public final class ConnectionState implements ReplyConnection {
         return lifecycle.isCloseRequested();
     }
 
+    @Override
+    public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
+        return loop.lend(task, elsewhere);
+    }
+
     /**
      * returnContext() - a handler released a call (any thread). An inline call's context is
      * recycled and reposted right here when the send lock is free (it holds no READ sink, which
      * the loop's pools own), so the loop is not woken once per call; otherwise it goes back
      * through the loop.
      */
+    @Override
     public void returnContext(ReceiveContext ctx) {
         sendSide.returnContext(ctx);
     }

@@ -17,7 +17,6 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadPlan;
 import org.rpcrdma4j.transport.internal.read.ReadingCall;
@@ -42,7 +41,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
     static final int RELEASED = 4;
 
     private final int index;
-    private final ConnectionState owner;
+    private final ReceivingConnection owner;
     private final ByteBuffer buffer;
     private final ByteBuffer readOnly;
     private final ByteBuffer inlineView;
@@ -57,7 +56,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
     private boolean withReads;
     private volatile boolean replyDetached;
 
-    ReceiveContext(int index, ConnectionState owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
+    ReceiveContext(int index, ReceivingConnection owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
         this.index = index;
         this.owner = owner;
         this.buffer = region.buffer().slice(offset, length);
@@ -223,7 +222,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
 
     @Override
     public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return owner.loop().lend(task, elsewhere);
+        return owner.runOnReceivingThread(task, elsewhere);
     }
 
     @Override

@@ -14,11 +14,10 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.internal.backchannel.BackchannelLoop;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
+import org.rpcrdma4j.transport.internal.connection.ConnectionLoop;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.recvfrom.ReceivingLoop;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -55,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
  * leader takes the loop under the crew lock, which orders everything the previous one wrote.
  */
-public final class CompletionLoop implements Runnable, ReceivingLoop, BackchannelLoop {
+public final class CompletionLoop implements Runnable, ConnectionLoop {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** Longest sleep while a deadline runs (a connection with work outstanding, or closing). */
     static final long IDLE_AWAIT_MILLIS = 1000;
@@ -135,20 +134,24 @@ public final class CompletionLoop implements Runnable, ReceivingLoop, Backchanne
         return config.threadsPerLoop();
     }
 
+    @Override
     public TransportConfig config() {
         return config;
     }
 
     /** @return the transport's counters (a connection's are a writer of them) */
+    @Override
     public Counters counters() {
         return engine.counters();
     }
 
     /** @return the loop's clock (System.nanoTime() at the start of the current pass) */
+    @Override
     public long now() {
         return now;
     }
 
+    @Override
     public long stallTimeoutNanos() {
         return stallTimeoutNanos;
     }
@@ -168,10 +171,12 @@ public final class CompletionLoop implements Runnable, ReceivingLoop, Backchanne
         return engine.strategies().active();
     }
 
+    @Override
     public AtomicInteger repliesInTransit() {
         return engine.repliesInTransit();
     }
 
+    @Override
     public LargeReplyBuffers largeReplyBuffers() {
         return engine.largeReplyBuffers();
     }
@@ -193,6 +198,7 @@ public final class CompletionLoop implements Runnable, ReceivingLoop, Backchanne
      * createCompletionQueue() - a queue for a connection of this loop: on the loop's channel, or a
      * plain one when the loop polls.
      */
+    @Override
     public CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException {
         return channel != null ? channel.createCompletionQueue(device, capacity) : device.createCompletionQueue(capacity);
     }
@@ -222,6 +228,7 @@ public final class CompletionLoop implements Runnable, ReceivingLoop, Backchanne
     }
 
     /** @return true on the loop's leader, or before any crew thread ran (the one thread driving doWork() in tests) */
+    @Override
     public boolean inLoop() {
         return crew.inLoop();
     }
@@ -242,6 +249,7 @@ public final class CompletionLoop implements Runnable, ReceivingLoop, Backchanne
      *         calls kept lately ran longer than {@link LoopCrew#BATCH_SHARE_OF_SLICE} allows, the loop has no
      *         crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
+    @Override
     public boolean lend(Runnable task, Executor elsewhere) {
         if (!inLoop()) {
             return false; // first: off the leader, loop state is not even read

@@ -2,7 +2,6 @@ package org.rpcrdma4j.transport.internal.connection;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
 import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
@@ -52,7 +51,7 @@ final class ConnectionParts {
      * @param inlineSend most bytes of a reply sent inline (our setting capped by the client's receive size)
      * @throws VerbsException when the device refuses
      */
-    void wire(ConnectionState owner, CompletionLoop loop, Connection connection, DeviceResources device,
+    void wire(ConnectionState owner, ConnectionLoop loop, Connection connection, DeviceResources device,
             TransportConfig config, QueuePairSizing sizing, int inlineSend, ConnectionBackchannel backchannel,
             SendSide sendSide) throws VerbsException {
         completionQueue = loop.createCompletionQueue(device.device(), sizing.completionQueueCapacity());

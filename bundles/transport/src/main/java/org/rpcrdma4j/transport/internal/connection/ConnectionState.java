@@ -13,10 +13,8 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
-import org.rpcrdma4j.transport.internal.TransportEngine;
-import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
@@ -55,7 +53,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  */
 public final class ConnectionState implements ReplyConnection, ReceivingConnection {
 
-    private final CompletionLoop loop;
+    private final ConnectionLoop loop;
     private final Connection connection;
     private final DeviceResources device;
     private final Counters counters;
@@ -75,7 +73,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     private final SendSide sendSide;
     private boolean completionQueueArmed;
 
-    public ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
+    public ConnectionState(ConnectionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
         this.loop = loop;
         this.connection = connection;
         this.device = device;
@@ -127,6 +125,20 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         lifecycle.logLifecycle("opened", null);
     }
 
+    /**
+     * rejectAndClose() - answer a connect request we cannot serve and release its connection.
+     * A request already answered (accept failed half-way) cannot be rejected: only the close
+     * matters then, so a refused reject is not counted.
+     */
+    public static void rejectAndClose(Connection connection) {
+        try {
+            connection.reject(ByteBuffer.allocate(0));
+        } catch (VerbsException | RuntimeException e) {
+            // Already accepted or gone: closing below releases it either way.
+        }
+        connection.close();
+    }
+
     private ByteBuffer acceptPrivateData() {
         ByteBuffer data = ByteBuffer.allocate(RpcRdmaCm.PRIVATE_DATA_BYTES);
         new ConnectionPrivateData(Math.min(replySizeLimit, config.maxInlineSend()), config.inlineReceiveThreshold(), false)
@@ -137,7 +149,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     private void releaseAfterFailedOpen() {
         retireCounters();
         connection.attach(null);
-        TransportEngine.rejectAndClose(connection);
+        rejectAndClose(connection);
         parts.releaseHalfMade();
         lifecycle.markClosed();
     }
@@ -161,7 +173,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     }
 
     /** @return the completion loop that owns this connection */
-    public CompletionLoop loop() {
+    public ConnectionLoop loop() {
         return loop;
     }
 

@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;

@@ -61,6 +61,9 @@ final class CompletionSorter {
             connection.fail("polling the completion queue failed: " + e.getMessage());
             return 0;
         }
+        if (n > 0) {
+            counters.addOwned(Counter.COMPLETIONS, n);
+        }
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];
             if (wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED && !connection.isClosing()) {

@@ -145,6 +145,7 @@ public final class ReceivePool {
             last = ctx.request();
         }
         int done = n;
+        counters.increment(Counter.RECEIVE_POSTS); // also by the send side, off the loop: atomic, once per batch
         try {
             qp.postReceive(first);
         } catch (VerbsException e) {

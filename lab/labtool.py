@@ -419,9 +419,9 @@ def header(run):
     w("| guest Java | %s; our server runs with a flight recording (settings=profile); JIT: %s |" % (info.get("java", "?"), jit))
     crashes = [r.value for r in run.of("info") if r.key == "karaf-crash"]
     w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
-    w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), 1 on siw; 64 MiB file, direct I/O, "
+    w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), %s on siw; 64 MiB file, direct I/O, "
       "libaio; warm-up before each server's jobs (below) |" % (info.get("fio", "?"), meta.get("fio_runtime", "?"),
-                                                               meta.get("fio_reps", "?")))
+                                                               meta.get("fio_reps", "?"), meta.get("siw_fio_reps", "1")))
     for f in run.fabrics:
         r = run.fab_rec.get(f)
         status, detail = (r.status, r.detail) if r else ("—", "not set up")
@@ -580,6 +580,12 @@ def fio_medians(run, keys):
     return med, fio_fail
 
 
+def runs_of_fabric(run, f):
+    """How many fio runs of each workload a fabric's medians are of, in words."""
+    reps = run.meta.get("fio_reps", "3") if f == "rxe" else run.meta.get("siw_fio_reps", "1")
+    return "one run (siw)" if f != "rxe" and reps == "1" else "%s runs" % reps
+
+
 def throughput_section(run, f, fkeys, med, load):
     """The NFSv3 throughput table of fabric f, the lkey→frmr switch's row, and the cost table."""
     w = run.w
@@ -587,7 +593,7 @@ def throughput_section(run, f, fkeys, med, load):
     w("")
     w("Median of %s; spread = (max − min) / median of MB/s; completion latency (fio clat) p50 and p99 are medians "
       "of the runs' percentiles. Ratios are of medians. Our TCP rows are the same runs in both fabrics' tables." % (
-          "%s runs" % run.meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
+          runs_of_fabric(run, f)))
     w("")
     loads = ["%s %.1f" % (label(k), host_load(run, load, k)) for k in fkeys if host_load(run, load, k) is not None]
     if loads:
@@ -650,7 +656,7 @@ def nfs4_throughput_section(run, f, fkeys, med, load):
       "spread = (max − min) / median of MB/s. nfs4j serves from a directory of the guest's disk through Java "
       "NIO (`DirectoryFileSystem`), knfsd from the same disk in the kernel: the ratios compare the whole "
       "servers, not only the transports; *vs nfs4j TCP* is the transport's share." % (
-          "%s runs" % run.meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
+          runs_of_fabric(run, f)))
     w("")
     loads = ["%s %.1f" % (label(k), host_load(run, load, k)) for k in fkeys if host_load(run, load, k) is not None]
     if loads:

@@ -10,6 +10,9 @@
       recordings (raw/jfr/*.jfr, aggregated by JfrTop.java with the JDK's source launcher).
       Exit status: 0 all checks passed, 1 a data check failed (or a server failed), 3 only
       "not available" servers (or conformance) missing.
+  labtool.py check-schema WORKLOAD
+      Whether the guest's workload script writes exactly the record kinds of lab/records.py, each
+      with a number of fields the schema allows. Exit status 0 when they agree, else 1.
 """
 import glob
 import json
@@ -20,6 +23,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
+
+import records
 
 PID = "org.rpcrdma4j.transport"
 WANTED_FEATURES = ["rpcrdma4j-verbs-disni", "rpcrdma4j-registration-lkey", "rpcrdma4j-registration-frmr"]
@@ -135,9 +140,9 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-def opt_field(r, i):
-    """A record's numeric field i, or None for records written before the field existed."""
-    return float(r[i]) if len(r) > i and r[i] != "" else None
+def opt_float(value):
+    """A record's numeric field, or None when the record lacks it (written before it existed)."""
+    return float(value) if value != "" else None
 
 
 def ratio(a, b):
@@ -330,51 +335,67 @@ def throughput_rows(w, med, keys, label, baseline, tcp, no_tcp_ratio, baseline_t
                 "" if k.startswith(no_tcp_ratio) else ratio(m["mbs"], tcpb)))
 
 
-def report(args):
-    rdir, out = args[0], args[1]
-    meta = dict(a.split("=", 1) for a in args[2:])
-    recs = []
-    tsv = os.path.join(rdir, "results.tsv")
-    if os.path.exists(tsv):
-        recs = [line.rstrip("\n").split("\t") for line in open(tsv, encoding="utf-8", errors="replace") if line.strip()]
-    info = {r[1]: r[2] for r in recs if r[0] == "info" and len(r) > 2}
-    hz = float(info.get("clk_tck", "100") or 100)
-    fabrics = meta.get("fabrics", "rxe siw").split()
-    fab_rec = {r[1]: (r[2], r[3] if len(r) > 3 else "") for r in recs if r[0] == "fabric"}
-    servers = {r[1]: (r[2], r[3] if len(r) > 3 else "") for r in recs if r[0] == "server"}
-    checks = [r for r in recs if r[0] == "check"]
-    phases = [r for r in recs if r[0] == "phase"]
-    times = [r for r in recs if r[0] == "time"]
-    runs = [r + [""] * (12 - len(r)) for r in recs if r[0] == "run"]
-    warms = [r for r in recs if r[0] == "warm"]
-    idles = [r for r in recs if r[0] == "idle"]
-    faults = [r + [""] * 6 for r in recs if r[0] == "fault"]
-    probes = [r + [""] * 4 for r in recs if r[0] == "probe"]
-    recreated = [r for r in recs if r[0] == "info" and r[1].startswith("recreate.")]
-    perfs = [r for r in recs if r[0] == "perf"]
-    peers = [r + [""] * 5 for r in recs if r[0] == "peer"]
-    transports = [r for r in recs if r[0] == "transports"]
-    conf = [r + [""] * 10 for r in recs if r[0] == "conformance"]
-    skipped = [r + [""] * 3 for r in recs if r[0] == "skipped"]
-    skipped_keys = set()
-    for r in skipped:
-        skipped_keys.update(r[1].split())
-    wanted = meta.get("phases", "perftest,knfsd,tcp,rdma,faults,conformance").split(",")
-    ncpu = float(info.get("cpus", meta.get("smp", "2")) or 2)
-    L = []
-    w = L.append
+class Run:
+    """What the report's sections read: lab/run's arguments (meta), the results folder and its
+    records (lab/records.py), and the report's lines written so far."""
+
+    def __init__(self, rdir, meta):
+        self.rdir, self.meta = rdir, meta
+        self.recs = records.read(os.path.join(rdir, "results.tsv"))
+        self.info = {r.key: r.value for r in self.recs.of("info")}
+        self.hz = float(self.info.get("clk_tck", "100") or 100)
+        self.fabrics = meta.get("fabrics", "rxe siw").split()
+        self.wanted = meta.get("phases", "perftest,knfsd,tcp,rdma,faults,conformance").split(",")
+        self.ncpu = float(self.info.get("cpus", meta.get("smp", "2")) or 2)
+        self.fab_rec = {r.fabric: r for r in self.recs.of("fabric")}
+        self.servers = {r.key: r for r in self.recs.of("server")}
+        self.skipped = self.recs.of("skipped")
+        self.skipped_keys = set(k for r in self.skipped for k in r.keys.split())
+        self.runs = self.recs.of("run")
+        self.keys = server_keys(self.fabrics, self.wanted)
+        self.lines = []
+
+    def of(self, kind):
+        return self.recs.of(kind)
+
+    def w(self, line):
+        self.lines.append(line)
+
+    def path(self, name):
+        return os.path.join(self.rdir, name)
+
+    def status(self, key):
+        """A server's recorded status (available, failed, missing) or ""."""
+        r = self.servers.get(key)
+        return r.status if r else ""
+
+
+def server_keys(fabrics, wanted):
+    """Every server the report lists, in its order: NFSv3 (knfsd, our TCP, our RDMA strategies),
+    then with the nfs4 phase the NFSv4.1 ones."""
+    keys = ["knfsd." + f for f in fabrics] + ["tcp"]
+    for f in fabrics:
+        keys += ["lkey." + f, "frmr." + f]
+    if "nfs4" in wanted:
+        keys += ["knfsd4." + f for f in fabrics] + ["nfs4.tcp"]
+        for f in fabrics:
+            keys += ["nfs4.lkey." + f, "nfs4.frmr." + f]
+    return keys
+
+
+def header(run):
+    meta, info, w = run.meta, run.info, run.w
     w("# Lab: the Linux kernel NFS client over soft-RDMA (rxe and siw) — %s" % meta.get("name", ""))
     w("")
     w("`lab/run` of commit `%s`%s, %s. NFSv3%s; the Linux kernel client, the servers and the soft-RDMA devices in one "
       "Debian 12 guest under qemu TCG (software CPU): absolute numbers measure the emulated CPU; compare the rows of "
       "one report (README, \"Reading the report\")." % (
           meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "",
-          meta.get("date", ""), " (and NFSv4.1: the nfs4 phase)" if "nfs4" in wanted else ""))
+          meta.get("date", ""), " (and NFSv4.1: the nfs4 phase)" if "nfs4" in run.wanted else ""))
     w("")
     w("| | |")
     w("|---|---|")
-    tcg = meta.get("tcg", "single")
-    if tcg == "single":
+    if meta.get("tcg", "single") == "single":
         budget = ("**equal for every server**: qemu's single-threaded TCG runs the guest's %s vCPUs in turn on one host "
                   "thread, so whichever server runs, it shares that one host core with the kernel client, fio and the "
                   "soft-RDMA device; nothing is pinned (knfsd's threads, our JVM's threads and the kernel's completion "
@@ -396,112 +417,117 @@ def report(args):
     else:
         jit = "tiered compilation (C1, then C2: HotSpot's default, `LAB_SERVER_JIT=tiered`)"
     w("| guest Java | %s; our server runs with a flight recording (settings=profile); JIT: %s |" % (info.get("java", "?"), jit))
-    crashes = [r[2] for r in recs if r[0] == "info" and r[1] == "karaf-crash"]
+    crashes = [r.value for r in run.of("info") if r.key == "karaf-crash"]
     w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
-    w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), 1 on siw; 64 MiB file, direct I/O, "
+    w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), %s on siw; 64 MiB file, direct I/O, "
       "libaio; warm-up before each server's jobs (below) |" % (info.get("fio", "?"), meta.get("fio_runtime", "?"),
-                                                               meta.get("fio_reps", "?")))
-    for f in fabrics:
-        st = fab_rec.get(f, ("—", "not set up"))
-        w("| fabric %s | %s%s |" % (f, st[1] if st[0] == "ok" else "**%s**: %s" % (st[0], st[1]),
+                                                               meta.get("fio_reps", "?"), meta.get("siw_fio_reps", "1")))
+    for f in run.fabrics:
+        r = run.fab_rec.get(f)
+        status, detail = (r.status, r.detail) if r else ("—", "not set up")
+        w("| fabric %s | %s%s |" % (f, detail if status == "ok" else "**%s**: %s" % (status, detail),
                                     "; " + meta["siw"] if f == "siw" and meta.get("siw") else ""))
     w("| assembly | %s |" % meta.get("assembly", "?"))
     w("| RDMA component | %s |" % (meta.get("rdma_component") or "none"))
     w("")
 
-    # ---------------------------------------------------------------- servers
-    keys = []
-    for f in fabrics:
-        keys.append("knfsd." + f)
-    keys.append("tcp")
-    for f in fabrics:
-        keys += ["lkey." + f, "frmr." + f]
-    if "nfs4" in wanted:
-        keys += ["knfsd4." + f for f in fabrics] + ["nfs4.tcp"]
-        for f in fabrics:
-            keys += ["nfs4.lkey." + f, "nfs4.frmr." + f]
+
+def servers_section(run):
+    """The servers table. Returns (missing, failed): the keys not available (or skipped), and failed."""
+    w = run.w
     w("## Servers")
     w("")
     w("| server | status | what |")
     w("|---|---|---|")
     missing, failed = [], []
-    for k in keys:
+    siw = run.fab_rec.get("siw")
+    for k in run.keys:
         ph = {"knfsd": "knfsd", "tcp": "tcp", "knfsd4": "nfs4", "nfs4": "nfs4"}.get(k.split(".")[0], "rdma")
         # A server the chosen phases did not measure may still have been started (the faults
         # phase starts ours): a failure it recorded counts, whatever --phases said.
-        if ph not in wanted and servers.get(k, ("",))[0] != "failed":
+        if ph not in run.wanted and run.status(k) != "failed":
             w("| %s | not run (--phases) | |" % label(k))
             continue
-        st, what = servers.get(k, ("failed", "no result recorded (guest stopped early?)"))
-        if k not in servers and k in skipped_keys:
+        r = run.servers.get(k)
+        st, what = (r.status, r.detail) if r else ("failed", "no result recorded (guest stopped early?)")
+        if r is None and k in run.skipped_keys:
             missing.append(k)
-            w("| %s | **not run** | skipped: %s |" % (label(k), next(r[2] for r in skipped if k in r[1].split())))
-        elif st == "missing" or (k.endswith(".siw") and fab_rec.get("siw", ("",))[0] == "missing"):
+            w("| %s | **not run** | skipped: %s |" % (label(k), next(s.why for s in run.skipped if k in s.keys.split())))
+        elif st == "missing" or (k.endswith(".siw") and siw is not None and siw.status == "missing"):
             missing.append(k)
-            w("| %s | **not available** | %s |" % (label(k), what or fab_rec.get("siw", ("", ""))[1]))
+            w("| %s | **not available** | %s |" % (label(k), what or (siw.detail if siw else "")))
         elif st == "available":
             w("| %s | ran | %s |" % (label(k), what))
         else:
             failed.append(k)
             w("| %s | **FAILED** | %s |" % (label(k), what))
     w("")
-    # the servers fio measured (the nfs4 phase's run the data checks only)
-    ran = [k for k in keys if servers.get(k, ("",))[0] == "available" and not k.startswith(("nfs4.", "knfsd4."))]
+    return missing, failed
 
-    # ---------------------------------------------------------------- perftest
+
+def perftest_section(run):
+    w = run.w
     w("## The fabric's own limit (perftest)")
     w("")
-    if "perftest" not in wanted:
+    if "perftest" not in run.wanted:
         w("Not run (--phases).")
-    else:
-        w("Server and client of perftest 4.5 in the guest on the same device and address as the NFS runs (`-R`: "
-          "connection manager; 500 messages of 64 KiB for bandwidth; 2,000 SENDs of 2 bytes for latency; `-e`, sleeping on "
-          "completion events, for `ib_read_bw` and `ib_send_lat`: `ib_write_bw` has no event mode and busy-polls both vCPUs, "
-          "so under single-threaded TCG it takes the emulated CPU from the soft device it measures). perftest's "
-          "own figure (from the CPU's cycle counter; it prints MiB/s, converted here to 10^6 B/s like fio's MB/s), and "
-          "32 MiB over the client's wall time from start to exit (connection setup included: a lower bound).")
         w("")
-        w("| fabric | ib_write_bw MB/s | (wall) | ib_read_bw MB/s | (wall) | ib_send_lat typical µs | p99 µs | exit codes |")
-        w("|---|---:|---:|---:|---:|---:|---:|---|")
-        for f in fabrics:
-            got = {p[2]: p for p in perfs if p[1] == f}
-            if not got:
-                continue
-            wb = perf_line(os.path.join(rdir, "perf", "%s-ib_write_bw.txt" % f), 4)
-            rb = perf_line(os.path.join(rdir, "perf", "%s-ib_read_bw.txt" % f), 4)
-            lt = perf_line(os.path.join(rdir, "perf", "%s-ib_send_lat.txt" % f), 8)
-            def wall(t):
-                try:
-                    return 500 * 65536 / 1e6 / (float(got[t][6]) - float(got[t][5]))
-                except (KeyError, IndexError, ValueError, ZeroDivisionError):
-                    return None
-            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (f, fmt(wb[3] * 1.048576 if wb else None), fmt(wall("ib_write_bw")),
-                                                  fmt(rb[3] * 1.048576 if rb else None), fmt(wall("ib_read_bw")),
-                                                  fmt(lt[4] if lt else None, 2), fmt(lt[7] if lt else None, 2),
-                                                  " ".join("%s=%s" % (t.replace("ib_", ""), got[t][4]) for t in sorted(got))))
+        return
+    w("Server and client of perftest 4.5 in the guest on the same device and address as the NFS runs (`-R`: "
+      "connection manager; 500 messages of 64 KiB for bandwidth; 2,000 SENDs of 2 bytes for latency; `-e`, sleeping on "
+      "completion events, for `ib_read_bw` and `ib_send_lat`: `ib_write_bw` has no event mode and busy-polls both vCPUs, "
+      "so under single-threaded TCG it takes the emulated CPU from the soft device it measures). perftest's "
+      "own figure (from the CPU's cycle counter; it prints MiB/s, converted here to 10^6 B/s like fio's MB/s), and "
+      "32 MiB over the client's wall time from start to exit (connection setup included: a lower bound).")
+    w("")
+    w("| fabric | ib_write_bw MB/s | (wall) | ib_read_bw MB/s | (wall) | ib_send_lat typical µs | p99 µs | exit codes |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    for f in run.fabrics:
+        got = {p.tool: p for p in run.of("perf") if p.fabric == f}
+        if not got:
+            continue
+        wb = perf_line(run.path(os.path.join("perf", "%s-ib_write_bw.txt" % f)), 4)
+        rb = perf_line(run.path(os.path.join("perf", "%s-ib_read_bw.txt" % f)), 4)
+        lt = perf_line(run.path(os.path.join("perf", "%s-ib_send_lat.txt" % f)), 8)
+
+        def wall(tool):
+            try:
+                return 500 * 65536 / 1e6 / (float(got[tool].t1) - float(got[tool].t0))
+            except (KeyError, ValueError, ZeroDivisionError):
+                return None
+        w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (f, fmt(wb[3] * 1.048576 if wb else None), fmt(wall("ib_write_bw")),
+                                                         fmt(rb[3] * 1.048576 if rb else None), fmt(wall("ib_read_bw")),
+                                                         fmt(lt[4] if lt else None, 2), fmt(lt[7] if lt else None, 2),
+                                                         " ".join("%s=%s" % (t.replace("ib_", ""), got[t].rc) for t in sorted(got))))
     w("")
 
-    # ---------------------------------------------------------------- fio: throughput, latency, cost
-    def runs_of(k, job):
-        out = []
-        direction = dict((j, d) for j, d, _ in JOBS)[job]
-        for r in runs:
-            if r[1] == k and r[2] == job and r[4]:
-                n = fio_numbers(os.path.join(rdir, r[4]), direction)
-                if n is None:
-                    continue
-                try:
-                    n["secs"] = float(r[7]) - float(r[6])
-                    n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [float(x) / hz for x in r[8:13]]
-                    # the server threads' system time (runs before 2026-12-04 did not record it)
-                    sys_ticks = opt_field(r, 14)
-                    n["sys"] = None if sys_ticks is None else sys_ticks / hz
-                except (ValueError, IndexError):
-                    n["secs"] = None
-                out.append(n)
-        return out
 
-    # the host's 1-minute load average during each server's measured runs (lab/run samples it)
+def runs_of(run, k, job):
+    """fio's numbers of each measured run of server k's job, with the run's CPU seconds: secs (the
+    window), gbusy, gall (the guest's), srv, jit, gc, sys (the server's threads'); secs None when
+    the record has no CPU figures."""
+    out = []
+    direction = dict((j, d) for j, d, _ in JOBS)[job]
+    for r in run.runs:
+        if r.key == k and r.job == job and r.fio:
+            n = fio_numbers(run.path(r.fio), direction)
+            if n is None:
+                continue
+            try:
+                n["secs"] = float(r.t1) - float(r.t0)
+                n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [
+                    float(x) / run.hz for x in (r.guest_busy, r.guest_all, r.server, r.jit, r.gc)]
+                # the server threads' system time (runs before 2026-12-04 did not record it)
+                sys_ticks = opt_float(r.sys)
+                n["sys"] = None if sys_ticks is None else sys_ticks / run.hz
+            except ValueError:
+                n["secs"] = None
+            out.append(n)
+    return out
+
+
+def host_loads(rdir):
+    """The host's 1-minute load average samples [(epoch s, load)] (lab/run samples it)."""
     load = []
     try:
         for line in open(os.path.join(rdir, "host-load.txt")):
@@ -509,124 +535,165 @@ def report(args):
             load.append((float(t), float(v)))
     except (OSError, ValueError):
         pass
+    return load
 
-    def host_load(k):
-        vals = []
-        for r in runs:
-            if r[1] == k and r[6] and r[7]:
-                try:
-                    a, b = float(r[6]), float(r[7])
-                except ValueError:
-                    continue
-                vals += [v for t, v in load if a - 15 <= t <= b + 15]
-        return sum(vals) / len(vals) if vals else None
 
-    # the nfs4 phase's fio (knfsd's NFSv4.1, nfs4j over TCP and RDMA): the servers that have runs
-    nfs4_fio = [k for k in keys if k.startswith(("nfs4.", "knfsd4.")) and any(r[1] == k for r in runs)]
-    fio_fail = []
-    med = {}
-    for k in ran + nfs4_fio:
+def host_load(run, load, k):
+    """The mean host load during server k's measured runs, or None."""
+    vals = []
+    for r in run.runs:
+        if r.key == k and r.t0 and r.t1:
+            try:
+                a, b = float(r.t0), float(r.t1)
+            except ValueError:
+                continue
+            vals += [v for t, v in load if a - 15 <= t <= b + 15]
+    return sum(vals) / len(vals) if vals else None
+
+
+def job_medians(rs):
+    """The medians over one server's runs of one job: throughput, latency and cost."""
+    m = {x: median([r[x] for r in rs]) for x in ("mbs", "iops", "p50", "p99")}
+    m["n"], m["min"], m["max"] = len(rs), min(r["mbs"] for r in rs), max(r["mbs"] for r in rs)
+    cost = [r for r in rs if r.get("secs")]
+    m["g_gb"] = median([r["gbusy"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
+    m["s_gb"] = median([r["srv"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
+    m["g_kop"] = median([r["gbusy"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
+    m["s_kop"] = median([r["srv"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
+    m["busy"] = median([100 * r["gbusy"] / r["gall"] for r in cost if r["gall"]])
+    m["jit"] = median([100 * r["jit"] / r["srv"] for r in cost if r["srv"]])
+    m["jitv"] = median([100 * r["jit"] / r["secs"] for r in cost if r["secs"]])
+    m["kern"] = median([100 * r["sys"] / r["srv"] for r in cost if r["srv"] and r.get("sys") is not None])
+    return m
+
+
+def fio_medians(run, keys):
+    """({(server, job): medians}, ["server job" without a result]) of the servers `keys`."""
+    med, fio_fail = {}, []
+    for k in keys:
         for job, _, _ in JOBS:
-            rs = runs_of(k, job)
+            rs = runs_of(run, k, job)
             if not rs:
                 fio_fail.append("%s %s" % (k, job))
                 continue
-            m = {x: median([r[x] for r in rs]) for x in ("mbs", "iops", "p50", "p99")}
-            m["n"], m["min"], m["max"] = len(rs), min(r["mbs"] for r in rs), max(r["mbs"] for r in rs)
-            cost = [r for r in rs if r.get("secs")]
-            m["g_gb"] = median([r["gbusy"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
-            m["s_gb"] = median([r["srv"] / (r["bytes"] / 1e9) for r in cost if r["bytes"]])
-            m["g_kop"] = median([r["gbusy"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
-            m["s_kop"] = median([r["srv"] / (r["ops"] / 1e3) for r in cost if r["ops"]])
-            m["busy"] = median([100 * r["gbusy"] / r["gall"] for r in cost if r["gall"]])
-            m["jit"] = median([100 * r["jit"] / r["srv"] for r in cost if r["srv"]])
-            m["jitv"] = median([100 * r["jit"] / r["secs"] for r in cost if r["secs"]])
-            m["kern"] = median([100 * r["sys"] / r["srv"] for r in cost if r["srv"] and r.get("sys") is not None])
-            med[(k, job)] = m
-    for f in fabrics:
-        fkeys = [k for k in ran if k.endswith("." + f) or k == "tcp"]
-        if not any(k.endswith("." + f) for k in fkeys):
-            continue
-        w("## Throughput and latency on %s" % f)
-        w("")
-        w("Median of %s; spread = (max − min) / median of MB/s; completion latency (fio clat) p50 and p99 are medians "
-          "of the runs' percentiles. Ratios are of medians. Our TCP rows are the same runs in both fabrics' tables." % (
-              "%s runs" % meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
-        w("")
-        loads = ["%s %.1f" % (label(k), host_load(k)) for k in fkeys if host_load(k) is not None]
-        if loads:
-            w("Host load (1-minute load average of the 2-core host, mean over each server's measured runs): %s. "
-              "Compare servers measured under similar load only." % "; ".join(loads))
-            w("")
-        throughput_rows(w, med, fkeys, label, "knfsd." + f, "tcp", ("knfsd", "tcp"), "vs knfsd", "vs our TCP")
-        for r in runs:
-            if r[1] == "switch." + f and r[4]:
-                sw = fio_numbers(os.path.join(rdir, r[4]), "write")
-                if sw:
-                    w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched during it | %s | %s | | n=1 | %s | %s | %s | | |" % (
-                        label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
-        w("")
-        w("### Cost on %s" % f)
-        w("")
-        w("CPU seconds per GB moved and per 1,000 operations (medians over the runs): *guest* = every vCPU's busy time "
-          "(/proc/stat: the client, fio, the soft-RDMA device's kernel work and the server); *server* = the server's own "
-          "threads (our JVM's threads, or knfsd's nfsd threads: the kernel completion work knfsd causes is only in the "
-          "guest figure). *busy* = the guest's busy share of its %d vCPUs; *JIT* = the C1/C2 compiler threads' share of "
-          "the server's CPU, and in vCPU %% during the job. *in kernel* = the system-time share of the server's CPU. "
-          "Read *server* with it: the soft devices do a queue pair's send work in different places. rxe runs a user "
-          "queue pair's (ours, through DiSNI) in the thread that calls ibv_post_send (Linux 6.1 rxe_post_send: "
-          "\"utilize process context to do protocol processing\": segmentation, ICRC, the UDP transmit, and on "
-          "this one-host fabric often the receiver's processing too), so it is charged to our server; for a kernel "
-          "queue pair (knfsd's) the same work runs in a tasklet that no nfsd thread is charged for. Compare the "
-          "*guest* columns across servers; *server* is fair between our TCP and our RDMA servers only." % ncpu)
-        w("")
-        w("| workload | server | guest s/GB | server s/GB | guest s/1k ops | server s/1k ops | busy | JIT of server | JIT vCPU | server in kernel |")
-        w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for job, _, desc in JOBS:
-            for k in fkeys:
-                m = med.get((k, job))
-                if not m:
-                    continue
-                jvm = not k.startswith("knfsd")
-                w("| %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s |" % (
-                    desc, label(k), fmt(m["g_gb"], 1), fmt(m["s_gb"], 1), fmt(m["g_kop"], 2), fmt(m["s_kop"], 2),
-                    fmt(m["busy"], 0), fmt(m["jit"], 1) + " %" if jvm else "—", fmt(m["jitv"], 1) + " %" if jvm else "—",
-                    "—" if m["kern"] is None else fmt(m["kern"], 0) + " %"))
-        w("")
+            med[(k, job)] = job_medians(rs)
+    return med, fio_fail
 
-    # ---------------------------------------------------------------- NFSv4.1 throughput
-    if "nfs4" in wanted:
-        for f in fabrics:
-            fkeys = [k for k in ["knfsd4." + f, "nfs4.tcp", "nfs4.lkey." + f, "nfs4.frmr." + f] if k in nfs4_fio]
-            sw = [r for r in runs if r[1] == "nfs4.switch." + f and r[4]]
-            if not fkeys and not sw:
+
+def runs_of_fabric(run, f):
+    """How many fio runs of each workload a fabric's medians are of, in words."""
+    reps = run.meta.get("fio_reps", "3") if f == "rxe" else run.meta.get("siw_fio_reps", "1")
+    return "one run (siw)" if f != "rxe" and reps == "1" else "%s runs" % reps
+
+
+def throughput_section(run, f, fkeys, med, load):
+    """The NFSv3 throughput table of fabric f, the lkey→frmr switch's row, and the cost table."""
+    w = run.w
+    w("## Throughput and latency on %s" % f)
+    w("")
+    w("Median of %s; spread = (max − min) / median of MB/s; completion latency (fio clat) p50 and p99 are medians "
+      "of the runs' percentiles. Ratios are of medians. Our TCP rows are the same runs in both fabrics' tables." % (
+          runs_of_fabric(run, f)))
+    w("")
+    loads = ["%s %.1f" % (label(k), host_load(run, load, k)) for k in fkeys if host_load(run, load, k) is not None]
+    if loads:
+        w("Host load (1-minute load average of the 2-core host, mean over each server's measured runs): %s. "
+          "Compare servers measured under similar load only." % "; ".join(loads))
+        w("")
+    throughput_rows(w, med, fkeys, label, "knfsd." + f, "tcp", ("knfsd", "tcp"), "vs knfsd", "vs our TCP")
+    for r in run.runs:
+        if r.key == "switch." + f and r.fio:
+            sw = fio_numbers(run.path(r.fio), "write")
+            if sw:
+                w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched during it | %s | %s | | n=1 | %s | %s | %s | | |" % (
+                    label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
+    w("")
+    cost_section(run, f, fkeys, med)
+
+
+def cost_section(run, f, fkeys, med):
+    w = run.w
+    w("### Cost on %s" % f)
+    w("")
+    w("CPU seconds per GB moved and per 1,000 operations (medians over the runs): *guest* = every vCPU's busy time "
+      "(/proc/stat: the client, fio, the soft-RDMA device's kernel work and the server); *server* = the server's own "
+      "threads (our JVM's threads, or knfsd's nfsd threads: the kernel completion work knfsd causes is only in the "
+      "guest figure). *busy* = the guest's busy share of its %d vCPUs; *JIT* = the C1/C2 compiler threads' share of "
+      "the server's CPU, and in vCPU %% during the job. *in kernel* = the system-time share of the server's CPU. "
+      "Read *server* with it: the soft devices do a queue pair's send work in different places. rxe runs a user "
+      "queue pair's (ours, through DiSNI) in the thread that calls ibv_post_send (Linux 6.1 rxe_post_send: "
+      "\"utilize process context to do protocol processing\": segmentation, ICRC, the UDP transmit, and on "
+      "this one-host fabric often the receiver's processing too), so it is charged to our server; for a kernel "
+      "queue pair (knfsd's) the same work runs in a tasklet that no nfsd thread is charged for. Compare the "
+      "*guest* columns across servers; *server* is fair between our TCP and our RDMA servers only." % run.ncpu)
+    w("")
+    w("| workload | server | guest s/GB | server s/GB | guest s/1k ops | server s/1k ops | busy | JIT of server | JIT vCPU | server in kernel |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for job, _, desc in JOBS:
+        for k in fkeys:
+            m = med.get((k, job))
+            if not m:
                 continue
-            w("## NFSv4.1 throughput and latency on %s" % f)
-            w("")
-            w("The NFSv3 tables' four workloads over NFSv4.1 (`vers=4.1`): knfsd's NFSv4.1 over RDMA on the same device "
-              "(measured in its own phase, before our JVM started), nfs4j in our JVM over our TCP, and over our RDMA "
-              "transport with each strategy (interleaved rounds on one mount, one shared warm-up). Median of %s; "
-              "spread = (max − min) / median of MB/s. nfs4j serves from a directory of the guest's disk through Java "
-              "NIO (`DirectoryFileSystem`), knfsd from the same disk in the kernel: the ratios compare the whole "
-              "servers, not only the transports; *vs nfs4j TCP* is the transport's share." % (
-                  "%s runs" % meta.get("fio_reps", "3") if f == "rxe" else "one run (siw)"))
-            w("")
-            loads = ["%s %.1f" % (label(k), host_load(k)) for k in fkeys if host_load(k) is not None]
-            if loads:
-                w("Host load (1-minute load average, mean over each server's measured runs): %s." % "; ".join(loads))
-                w("")
-            throughput_rows(w, med, fkeys, label, "knfsd4." + f, "nfs4.tcp", ("knfsd", "nfs4.tcp"),
-                            "vs knfsd NFSv4.1", "vs nfs4j TCP")
-            sws = [n for n in (fio_numbers(os.path.join(rdir, r[4]), "write") for r in sw) if n]
-            if sws:
-                w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched by `rpcrdma:strategy` during one of %d jobs | %s | %s | %s–%s | | %s | %s | %s | | |" % (
-                    len(sws), label("nfs4.switch." + f), fmt(median([x["mbs"] for x in sws]), 2),
-                    fmt(min(x["mbs"] for x in sws), 2), fmt(max(x["mbs"] for x in sws), 2),
-                    fmt(median([x["iops"] for x in sws]), 0), fmt(median([x["p50"] for x in sws]), 0),
-                    fmt(median([x["p99"] for x in sws]), 0)))
-            w("")
+            jvm = not k.startswith("knfsd")
+            w("| %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s |" % (
+                desc, label(k), fmt(m["g_gb"], 1), fmt(m["s_gb"], 1), fmt(m["g_kop"], 2), fmt(m["s_kop"], 2),
+                fmt(m["busy"], 0), fmt(m["jit"], 1) + " %" if jvm else "—", fmt(m["jitv"], 1) + " %" if jvm else "—",
+                "—" if m["kern"] is None else fmt(m["kern"], 0) + " %"))
+    w("")
 
-    # ---------------------------------------------------------------- idle, warm-up
+
+def nfs4_throughput_section(run, f, fkeys, med, load):
+    """The NFSv4.1 throughput table of fabric f (nfs4 phase), with the console switch's row."""
+    w = run.w
+    sw = [r for r in run.runs if r.key == "nfs4.switch." + f and r.fio]
+    if not fkeys and not sw:
+        return
+    w("## NFSv4.1 throughput and latency on %s" % f)
+    w("")
+    w("The NFSv3 tables' four workloads over NFSv4.1 (`vers=4.1`): knfsd's NFSv4.1 over RDMA on the same device "
+      "(measured in its own phase, before our JVM started), nfs4j in our JVM over our TCP, and over our RDMA "
+      "transport with each strategy (interleaved rounds on one mount, one shared warm-up). Median of %s; "
+      "spread = (max − min) / median of MB/s. nfs4j serves from a directory of the guest's disk through Java "
+      "NIO (`DirectoryFileSystem`), knfsd from the same disk in the kernel: the ratios compare the whole "
+      "servers, not only the transports; *vs nfs4j TCP* is the transport's share." % (
+          runs_of_fabric(run, f)))
+    w("")
+    loads = ["%s %.1f" % (label(k), host_load(run, load, k)) for k in fkeys if host_load(run, load, k) is not None]
+    if loads:
+        w("Host load (1-minute load average, mean over each server's measured runs): %s." % "; ".join(loads))
+        w("")
+    throughput_rows(w, med, fkeys, label, "knfsd4." + f, "nfs4.tcp", ("knfsd", "nfs4.tcp"),
+                    "vs knfsd NFSv4.1", "vs nfs4j TCP")
+    sws = [n for n in (fio_numbers(run.path(r.fio), "write") for r in sw) if n]
+    if sws:
+        w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched by `rpcrdma:strategy` during one of %d jobs | %s | %s | %s–%s | | %s | %s | %s | | |" % (
+            len(sws), label("nfs4.switch." + f), fmt(median([x["mbs"] for x in sws]), 2),
+            fmt(min(x["mbs"] for x in sws), 2), fmt(max(x["mbs"] for x in sws), 2),
+            fmt(median([x["iops"] for x in sws]), 0), fmt(median([x["p50"] for x in sws]), 0),
+            fmt(median([x["p99"] for x in sws]), 0)))
+    w("")
+
+
+def throughput_sections(run, ran):
+    """fio's sections: NFSv3 per fabric (the servers that ran), NFSv4.1 per fabric. Returns the
+    "server job" pairs without a result."""
+    load = host_loads(run.rdir)
+    # the nfs4 phase's fio (knfsd's NFSv4.1, nfs4j over TCP and RDMA): the servers that have runs
+    nfs4_fio = [k for k in run.keys if k.startswith(("nfs4.", "knfsd4.")) and any(r.key == k for r in run.runs)]
+    med, fio_fail = fio_medians(run, ran + nfs4_fio)
+    for f in run.fabrics:
+        fkeys = [k for k in ran if k.endswith("." + f) or k == "tcp"]
+        if any(k.endswith("." + f) for k in fkeys):
+            throughput_section(run, f, fkeys, med, load)
+    if "nfs4" in run.wanted:
+        for f in run.fabrics:
+            fkeys = [k for k in ["knfsd4." + f, "nfs4.tcp", "nfs4.lkey." + f, "nfs4.frmr." + f] if k in nfs4_fio]
+            nfs4_throughput_section(run, f, fkeys, med, load)
+    return fio_fail
+
+
+def idle_section(run):
+    w, hz = run.w, run.hz
     w("## Idle: a mounted, quiet server (20 s)")
     w("")
     w("Of one vCPU, over the window: the server's threads, of them the JIT compiler's and the flight recorder's "
@@ -638,21 +705,25 @@ def report(args):
     w("")
     w("| server | guest busy (of all vCPUs) | server threads | JIT | JFR | server without JIT and JFR | rpcrdma4j threads |")
     w("|---|---:|---:|---:|---:|---:|---:|")
-    for r in idles:
+    for r in run.of("idle"):
         try:
-            secs = float(r[3]) - float(r[2])
-            gb, ga, srv, jit = [float(x) for x in r[4:8]]
-            jfr, own = opt_field(r, 9), opt_field(r, 11)
+            secs = float(r.t1) - float(r.t0)
+            gb, ga, srv, jit = [float(x) for x in (r.guest_busy, r.guest_all, r.server, r.jit)]
+            jfr, own = opt_float(r.jfr), opt_float(r.own)
             pct = lambda v: "%.1f %%" % (100 * v / hz / secs)
-            knfsd = r[1].startswith("knfsd")
+            knfsd = r.key.startswith("knfsd")
             w("| %s | %.1f %% | %s | %s | %s | %s | %s |" % (
-                label(r[1]), 100 * gb / ga if ga else 0, pct(srv), "—" if knfsd else pct(jit),
+                label(r.key), 100 * gb / ga if ga else 0, pct(srv), "—" if knfsd else pct(jit),
                 "—" if knfsd or jfr is None else pct(jfr),
                 pct(srv) if knfsd else ("—" if jfr is None else "%.2f %%" % (100 * (srv - jit - jfr) / hz / secs)),
                 "—" if knfsd or own is None else "%.2f %%" % (100 * own / hz / secs)))
-        except (ValueError, IndexError):
+        except ValueError:
             pass
     w("")
+
+
+def warm_up_section(run):
+    w, meta = run.w, run.meta
     w("## Warm-up")
     w("")
     w("Before its measured runs each server gets slices of all four workloads (4 s each, one fio process) until the JIT "
@@ -671,157 +742,211 @@ def report(args):
     w("")
     w("| server | slices | seconds | JIT in the last slice (of one vCPU) |")
     w("|---|---:|---:|---:|")
-    for r in warms:
+    for r in run.of("warm"):
         try:
-            w("| %s | %s | %.0f | %s |" % (label(r[1]), r[2], float(r[4]) - float(r[3]),
-                                          "—" if r[1].startswith("knfsd") else r[5] + " %"))
-        except (ValueError, IndexError):
+            w("| %s | %s | %.0f | %s |" % (label(r.key), r.slices, float(r.t1) - float(r.t0),
+                                          "—" if r.key.startswith("knfsd") else r.jit_pct + " %"))
+        except ValueError:
             pass
     w("")
 
-    # ---------------------------------------------------------------- JFR
+
+def jfr_windows(run):
+    """The measured windows of our JVM [(server/job, start, end)], epoch seconds as recorded:
+    fio's runs (not the switch jobs) and the idle windows."""
     windows = []
-    for r in runs:
-        if r[1] and not r[1].startswith(("knfsd", "switch", "nfs4.switch")) and r[6] and r[7]:
-            windows.append((r[1] + "/" + r[2], r[6], r[7]))
-    for r in idles:
-        if not r[1].startswith("knfsd"):
-            windows.append((r[1] + "/idle", r[2], r[3]))
-    jfr, jfr_note = run_jfr(meta, rdir, windows)
-    compstat = (jfr or {}).pop("_compstat", {})
-    comps = (jfr or {}).pop("_comp", {})
-    deopts = (jfr or {}).pop("_deopt", {})
+    for r in run.runs:
+        if r.key and not r.key.startswith(("knfsd", "switch", "nfs4.switch")) and r.t0 and r.t1:
+            windows.append((r.key + "/" + r.job, r.t0, r.t1))
+    for r in run.of("idle"):
+        if not r.key.startswith("knfsd"):
+            windows.append((r.key + "/idle", r.t0, r.t1))
+    return windows
+
+
+def compile_spans(run, windows):
+    """What ran when, for the compile timeline: our JVM's warm-ups and measured windows."""
+    spans = []
+    for r in run.of("warm"):
+        if not r.key.startswith("knfsd"):
+            try:
+                spans.append((float(r.t0), float(r.t1), "%s warm-up" % label(r.key).replace("our ", "")))
+            except ValueError:
+                pass
+    for name, a, b in windows:
+        spans.append((float(a), float(b), label(name.split("/")[0]).replace("our ", "") + " measured"))
+    return spans
+
+
+def compile_verdict(measured, rows, settled):
+    """Whether the JIT settled during one recording's measured runs, in words."""
+    in_runs = [(r[0], r[5]) for r in rows if r[5] is not None]
+    if not measured:
+        return "no measured run in it"
+    if not in_runs:
+        return "no slice held %d s of measured runs" % MEASURED_MIN_S
+    if settled is None:
+        return "**not settled**: the last slice with measured runs had the JIT at %.0f %% of one vCPU during them" % (
+            in_runs[-1][1])
+    verdict = "**settled** from minute %.0f on: under %.0f %% of one vCPU during every measured run from there" % (
+        settled, SETTLED_PCT)
+    before = [pct for minute, pct in in_runs if minute < settled]
+    if before:
+        verdict += "; the measured runs before it had the JIT at up to %.0f %%" % max(before)
+    return verdict
+
+
+def compile_section(run, compstat, comps, deopts, windows, jfr_note):
+    """The compile timeline of each recording (jdk.CompilerStatistics) and what the JIT compiled
+    during the measured runs."""
+    w = run.w
     w("## Compilation over the JVM's life (JFR)")
     w("")
     if not compstat:
         w("No jdk.CompilerStatistics in the recordings: %s." % jfr_note)
-    else:
-        spans = []
-        for r in warms:
-            if not r[1].startswith("knfsd"):
-                try:
-                    spans.append((float(r[3]), float(r[4]), "%s warm-up" % label(r[1]).replace("our ", "")))
-                except (ValueError, IndexError):
-                    pass
-        for name, a, b in windows:
-            spans.append((float(a), float(b), label(name.split("/")[0]).replace("our ", "") + " measured"))
-        w("HotSpot's own count of its compile time (jdk.CompilerStatistics, about once a second), per %d-minute "
-          "slice of each server JVM's recording, with what ran then; *during measured runs*: the compile time that "
-          "fell inside measured fio runs, per second of them (slices with under %d s of measured runs: —). *settled*: "
-          "from that minute on, the JIT stayed under %.0f %% of one vCPU (the warm-up's bound) during every measured run; "
-          "the JIT setting is in the header (*guest Java*). Compile time is the compiler threads' time, so it is also "
-          "CPU the server did not get." % (COMPILE_SLICE_S // 60, MEASURED_MIN_S, SETTLED_PCT))
-        for rec_name in sorted(compstat):
-            series = compstat[rec_name]
-            a, b = min(x[0] for x in series), max(x[0] for x in series)
-            measured = [(float(s_), float(e)) for _, s_, e in windows if a <= float(s_) <= b]
-            rows, settled = compile_timeline(series, spans, measured)
-            if not rows:
-                continue
-            total = sum(r[1] for r in rows)
-            in_runs = [(r[0], r[5]) for r in rows if r[5] is not None]
-            if not measured:
-                verdict = "no measured run in it"
-            elif not in_runs:
-                verdict = "no slice held %d s of measured runs" % MEASURED_MIN_S
-            elif settled is None:
-                verdict = "**not settled**: the last slice with measured runs had the JIT at %.0f %% of one vCPU during them" % (
-                    in_runs[-1][1])
-            else:
-                verdict = "**settled** from minute %.0f on: under %.0f %% of one vCPU during every measured run from there" % (
-                    settled, SETTLED_PCT)
-                before = [pct for minute, pct in in_runs if minute < settled]
-                if before:
-                    verdict += "; the measured runs before it had the JIT at up to %.0f %%" % max(before)
-            w("")
-            w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
-                rec_name, total, rows[-1][0] + COMPILE_SLICE_S / 60, verdict))
-            w("")
-            w("| minute | compile s | of one vCPU | during measured runs | compilations | what ran |")
-            w("|---:|---:|---:|---:|---:|---|")
-            for r in rows:
-                w("| %.0f | %.1f | %.0f %% | %s | %d | %s |" % (r[0], r[1], r[2], "—" if r[5] is None else "%.1f %%" % r[5],
-                                                              r[3], r[4] or "—"))
-            if measured:
-                by_origin, reasons, secs, n, nd = jit_in_windows(comps.get(rec_name, []), deopts.get(rec_name, []),
-                                                                 measured)
-                w("")
-                w("What it compiled while measured runs ran (%.0f s of them): %d compilations long enough for the "
-                  "recording (jdk.Compilation over 100 ms), %.1f s; %d deoptimizations%s." % (
-                      sum(e - s_ for s_, e in measured), n, secs, nd,
-                      (" (" + ", ".join("%s %d" % (r, c) for c, r in reasons[:5]) + ")") if reasons else ""))
-                if by_origin:
-                    w("")
-                    w("| code of | compile s | compilations | of them C2 | longest (s, compilations, tier) |")
-                    w("|---|---:|---:|---:|---|")
-                    for origin, osecs, cnt, c2, longest in by_origin:
-                        w("| %s | %.1f | %d | %d | %s |" % (origin, osecs, cnt, c2, "<br>".join(
-                            "%s %.1f, %d, %s" % (t[3], t[0], t[1], t[2]) for t in longest) or "—"))
+        w("")
+        return
+    spans = compile_spans(run, windows)
+    w("HotSpot's own count of its compile time (jdk.CompilerStatistics, about once a second), per %d-minute "
+      "slice of each server JVM's recording, with what ran then; *during measured runs*: the compile time that "
+      "fell inside measured fio runs, per second of them (slices with under %d s of measured runs: —). *settled*: "
+      "from that minute on, the JIT stayed under %.0f %% of one vCPU (the warm-up's bound) during every measured run; "
+      "the JIT setting is in the header (*guest Java*). Compile time is the compiler threads' time, so it is also "
+      "CPU the server did not get." % (COMPILE_SLICE_S // 60, MEASURED_MIN_S, SETTLED_PCT))
+    for rec_name in sorted(compstat):
+        series = compstat[rec_name]
+        a, b = min(x[0] for x in series), max(x[0] for x in series)
+        measured = [(float(s_), float(e)) for _, s_, e in windows if a <= float(s_) <= b]
+        rows, settled = compile_timeline(series, spans, measured)
+        if not rows:
+            continue
+        w("")
+        w("**%s**: %.0f s of compiling over %.0f minutes; %s." % (
+            rec_name, sum(r[1] for r in rows), rows[-1][0] + COMPILE_SLICE_S / 60, compile_verdict(measured, rows, settled)))
+        w("")
+        w("| minute | compile s | of one vCPU | during measured runs | compilations | what ran |")
+        w("|---:|---:|---:|---:|---:|---|")
+        for r in rows:
+            w("| %.0f | %.1f | %.0f %% | %s | %d | %s |" % (r[0], r[1], r[2], "—" if r[5] is None else "%.1f %%" % r[5],
+                                                          r[3], r[4] or "—"))
+        if measured:
+            jit_in_runs_table(w, comps.get(rec_name, []), deopts.get(rec_name, []), measured)
     w("")
+
+
+def jit_in_runs_table(w, comps, deopts, measured):
+    by_origin, reasons, secs, n, nd = jit_in_windows(comps, deopts, measured)
+    w("")
+    w("What it compiled while measured runs ran (%.0f s of them): %d compilations long enough for the "
+      "recording (jdk.Compilation over 100 ms), %.1f s; %d deoptimizations%s." % (
+          sum(e - s_ for s_, e in measured), n, secs, nd,
+          (" (" + ", ".join("%s %d" % (r, c) for c, r in reasons[:5]) + ")") if reasons else ""))
+    if by_origin:
+        w("")
+        w("| code of | compile s | compilations | of them C2 | longest (s, compilations, tier) |")
+        w("|---|---:|---:|---:|---|")
+        for origin, osecs, cnt, c2, longest in by_origin:
+            w("| %s | %.1f | %d | %d | %s |" % (origin, osecs, cnt, c2, "<br>".join(
+                "%s %.1f, %d, %s" % (t[3], t[0], t[1], t[2]) for t in longest) or "—"))
+
+
+def profile_section(run, jfr, jfr_note, ran):
+    """Where our server's time goes: JFR's samples per server and workload."""
+    w = run.w
     w("## Where our server's time goes (JFR)")
     w("")
     if not jfr:
         w("No profile: %s." % jfr_note)
-    else:
-        w("Java Flight Recorder in our server's JVM (settings=profile: execution samples every 10 ms per running Java "
-          "thread, allocation samples), aggregated over each workload's measured runs (%s). *leaf*: the executing "
-          "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
-          "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % jfr_note)
-        for k in [k for k in ran if not k.startswith("knfsd")]:
-            w("")
-            w("### %s" % label(k))
-            w("")
-            w("| workload | CPU samples | top leaf frames | top own frames | busiest threads | alloc MB/s | top allocation sites | compilations |")
-            w("|---|---:|---|---|---|---:|---|---:|")
-            for job, _, desc in JOBS + [("idle", "", "idle (mounted, quiet)")]:
-                d = jfr.get(k + "/" + job)
-                if not d:
-                    continue
-                n = max(d.get("samples", 0), 1)
+        w("")
+        return
+    w("Java Flight Recorder in our server's JVM (settings=profile: execution samples every 10 ms per running Java "
+      "thread, allocation samples), aggregated over each workload's measured runs (%s). *leaf*: the executing "
+      "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
+      "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % jfr_note)
 
-                def lst(items, total, m=5):
-                    return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
-                alloc_total = max(d.get("allocated", 0), 1)
-                w("| %s | %d | %s | %s | %s | %s | %s | %d |" % (
-                    desc, d.get("samples", 0), lst(d["leaf"], n), lst(d["own"], n, 4), lst(d["thread"], n, 4),
-                    fmt(d.get("allocated", 0) / 1e6 / d["seconds"] if d.get("seconds") else None, 1),
-                    lst(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
+    def lst(items, total, m=5):
+        return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
+    for k in [k for k in ran if not k.startswith("knfsd")]:
+        w("")
+        w("### %s" % label(k))
+        w("")
+        w("| workload | CPU samples | top leaf frames | top own frames | busiest threads | alloc MB/s | top allocation sites | compilations |")
+        w("|---|---:|---|---|---|---:|---|---:|")
+        for job, _, desc in JOBS + [("idle", "", "idle (mounted, quiet)")]:
+            d = jfr.get(k + "/" + job)
+            if not d:
+                continue
+            n = max(d.get("samples", 0), 1)
+            alloc_total = max(d.get("allocated", 0), 1)
+            w("| %s | %d | %s | %s | %s | %s | %s | %d |" % (
+                desc, d.get("samples", 0), lst(d["leaf"], n), lst(d["own"], n, 4), lst(d["thread"], n, 4),
+                fmt(d.get("allocated", 0) / 1e6 / d["seconds"] if d.get("seconds") else None, 1),
+                lst(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
     w("")
 
-    # ---------------------------------------------------------------- data checks, faults
+
+def jfr_sections(run, ran):
+    windows = jfr_windows(run)
+    jfr, jfr_note = run_jfr(run.meta, run.rdir, windows)
+    compstat = (jfr or {}).pop("_compstat", {})
+    comps = (jfr or {}).pop("_comp", {})
+    deopts = (jfr or {}).pop("_deopt", {})
+    compile_section(run, compstat, comps, deopts, windows, jfr_note)
+    profile_section(run, jfr, jfr_note, ran)
+
+
+def data_checks_section(run):
+    """The data checks per server. Returns the failed checks."""
+    w = run.w
     w("## Data checks")
     w("")
-    bad = [c for c in checks if len(c) > 3 and c[3] != "ok"]
+    checks = run.of("check")
+    bad = [c for c in checks if c.result != "ok"]
     by_server = {}
     for c in checks:
-        by_server.setdefault(c[1], []).append(c)
+        by_server.setdefault(c.key, []).append(c)
     w("| server | checks passed | failed |")
     w("|---|---:|---|")
     for s, cs in by_server.items():
-        f = [c for c in cs if c[3] != "ok"]
+        f = [c for c in cs if c.result != "ok"]
         w("| %s | %d of %d | %s |" % (label(s), len(cs) - len(f), len(cs),
-                                      "; ".join("%s: %s" % (c[2], c[4] if len(c) > 4 else "") for c in f) or "none"))
+                                      "; ".join("%s: %s" % (c.name, c.detail) for c in f) or "none"))
     w("")
     w("Per server: files of 0, 1, 4095, 4096, 1 MiB + 3 and 64 MiB written through the mount, read back after "
       "a remount with dropped caches, md5 and size compared with the source; 300 entries created and listed "
       "after a remount (complete, names exact), 30 renamed and the directory renamed (listed again), nested "
       "mkdir/rmdir, rmdir of a non-empty directory refused, everything removed. Soft mounts (60 s, one retransmission).")
     w("")
+    return bad
+
+
+def fault_rows(run, with_skipped):
+    w = run.w
+    w("| server | fault | result | detail |")
+    w("|---|---|---|---|")
+    if with_skipped:
+        for r in run.skipped:
+            if r.keys.endswith(" faults"):
+                w("| %s | all | **not run** | skipped: %s |" % (label(r.keys.split()[0]), r.why))
+    for f in run.of("fault"):
+        w("| %s | %s | %s | %s |" % (label(f.key), f.fault, "ok" if f.result == "ok" else "**%s**" % f.result, f.detail))
+
+
+def faults_section(run):
+    """The faults under a hard mount, and the fabric probes. Returns the failed faults."""
+    w, meta = run.w, run.meta
     w("## Faults (hard mount)")
     w("")
-    bad_faults = [f for f in faults if f[3] != "ok"]
-    if "faults" not in wanted and not faults:
+    faults = run.of("fault")
+    if "faults" not in run.wanted and not faults:
         w("Not run (--phases).")
-    elif "faults" not in wanted:
+    elif "faults" not in run.wanted:
         w("The NFSv3 faults: not run (--phases). The nfs4 phase's restart (below, *NFSv4.1: nfs4j restarted under "
           "a hard mount*): a 256 MiB write (dd, direct I/O) to a hard NFSv4.1 mount over RDMA, the JVM stopped in "
           "order 2 s into it and started again; the write must finish and the file, read back after a remount, "
           "match its source's md5. *client connects*: the mount's transport connect count before → after.")
         w("")
-        w("| server | fault | result | detail |")
-        w("|---|---|---|---|")
-        for f in faults:
-            w("| %s | %s | %s | %s |" % (label(f[1]), f[2], "ok" if f[3] == "ok" else "**%s**" % f[3], f[4]))
+        fault_rows(run, False)
     else:
         w("Server restart on %s (`LAB_FAULT_FABRICS`), link down on %s (`LAB_LINKDOWN_FABRICS`; not on rxe by default: "
           "Debian 6.1's rxe puts its QP1, which carries the connection manager's messages, into the error state for good when "
@@ -835,45 +960,51 @@ def report(args):
           "server address, so a mount a fault leaves hanging cannot be the one a later server's mount reuses. "
           "*client connects*: the mount's transport connect count before → after.")
         w("")
-        w("| server | fault | result | detail |")
-        w("|---|---|---|---|")
-        for r in skipped:
-            if r[1].endswith(" faults"):
-                w("| %s | all | **not run** | skipped: %s |" % (label(r[1].split()[0]), r[2]))
-        for f in faults:
-            w("| %s | %s | %s | %s |" % (label(f[1]), f[2], "ok" if f[3] == "ok" else "**%s**" % f[3], f[4]))
-    if probes:
-        w("")
-        w("**Fabric health.** After each server's faults, and before the conformance suite, `rping` (rdmacm-utils) "
-          "connects to a listener on the fabric's address and exchanges one ping: the device can still set up a "
-          "connection for what runs next. A failed probe after knfsd's faults (knfsd listens on the wildcard "
-          "address) or after our server stopped re-creates the device (`rdma link delete/add`) and probes again.")
-        w("")
-        w("| fabric | when | result | detail |")
-        w("|---|---|---|---|")
-        for p in probes:
-            w("| %s | %s | %s | %s |" % (p[1], p[2], "ok" if p[3] == "ok" else "**%s**" % p[3], p[4]))
-        for r in recreated:
-            w("| %s | device re-created | | %s |" % (r[1].split(".", 1)[1], r[2]))
+        fault_rows(run, True)
+    probes_table(run)
     w("")
+    return [f for f in faults if f.result != "ok"]
 
-    # ---------------------------------------------------------------- hostile peer, transports
+
+def probes_table(run):
+    w = run.w
+    if not run.of("probe"):
+        return
+    w("")
+    w("**Fabric health.** After each server's faults, and before the conformance suite, `rping` (rdmacm-utils) "
+      "connects to a listener on the fabric's address and exchanges one ping: the device can still set up a "
+      "connection for what runs next. A failed probe after knfsd's faults (knfsd listens on the wildcard "
+      "address) or after our server stopped re-creates the device (`rdma link delete/add`) and probes again.")
+    w("")
+    w("| fabric | when | result | detail |")
+    w("|---|---|---|---|")
+    for p in run.of("probe"):
+        w("| %s | %s | %s | %s |" % (p.fabric, p.when, "ok" if p.result == "ok" else "**%s**" % p.result, p.detail))
+    for r in run.of("info"):
+        if r.key.startswith("recreate."):
+            w("| %s | device re-created | | %s |" % (r.key.split(".", 1)[1], r.value))
+
+
+def peer_section(run):
+    """The hostile peer's TAP cases per fabric. Returns the fabrics it failed on."""
+    w = run.w
     w("## Hostile peer (lab/peer)")
     w("")
+    peers = run.of("peer")
     bad_peer = []
-    if "rdma" not in wanted:
+    if "rdma" not in run.wanted:
         w("Not run (--phases).")
     elif not peers:
         w("No result recorded.")
     for p in peers:
-        if p[2] == "missing":
-            w("- %s: %s" % (p[1], p[3]))
+        if p.status == "missing":
+            w("- %s: %s" % (p.fabric, p.output))
             continue
-        w("- %s: exit %s%s" % (p[1], p[4], " (%s)" % p[3] if not p[3].endswith(".tap") else ""))
-        if p[4] != "0":
-            bad_peer.append(p[1])
+        w("- %s: exit %s%s" % (p.fabric, p.rc, " (%s)" % p.output if not p.output.endswith(".tap") else ""))
+        if p.rc != "0":
+            bad_peer.append(p.fabric)
         try:
-            tap = [l for l in open(os.path.join(rdir, p[3]), encoding="utf-8", errors="replace").read().splitlines()
+            tap = [l for l in open(run.path(p.output), encoding="utf-8", errors="replace").read().splitlines()
                    if re.match(r"^(not )?ok \d+", l) or l.startswith("1..")]
         except OSError:
             tap = []
@@ -886,105 +1017,132 @@ def report(args):
                 w("  | %s %s | %s |" % (m.group(2), m.group(3).replace("|", "\\|"), "ok" if m.group(1) == "ok" else "**not ok**"))
         w("")
     w("")
-    backchannels = [r + [""] * 6 for r in recs if r[0] == "backchannel"]
-    if "nfs4" in wanted:
-        w("## NFSv4.1 callbacks over the RDMA back channel (RFC 8167)")
-        w("")
-        w("nfs4j's CREATE_SESSION calls the client back (CB_NULL) on the session's back channel, over RDMA the "
-          "client's own connection, and waits for the answer before it replies. Our transport's counters of the "
-          "open connection(s), read through `rpcrdma:connections -v` while the lkey mount of each fabric was up; "
-          "both must be above 0. *CB_RECALL* rows: read after a delegation was recalled (below); CB_NULL and "
-          "CB_RECALL, each answered, make at least 2 calls and as many replies.")
-        w("")
-        if not backchannels:
-            w("Not recorded.")
-        else:
-            w("| server | BACKWARD_CALLS | BACKWARD_REPLIES | BACKWARD_TIMEOUTS | BACKWARD_CALLS_FAILED | output |")
-            w("|---|---:|---:|---:|---:|---|")
-            for b in backchannels:
-                if not b[2].isdigit():  # run 2026-12-05-1923's recall: the listing's words, not counters (a lab bug)
-                    w("| %s | not parsed | | | | %s |" % (label(b[1]), next((x for x in b[3:] if x.endswith(".txt")), "")))
-                    continue
-                w("| %s | %s | %s | %s | %s | %s |" % (label(b[1]), b[2], b[3], b[4], b[5], b[6]))
-        w("")
-        recalls = [r + [""] * 9 for r in recs if r[0] == "recall"]
-        w("### A delegation recalled over the RDMA back channel (CB_RECALL)")
-        w("")
-        if not recalls:
-            w("Not recorded.")
-        else:
-            w("The kernel client mounts nfs4j over RDMA, writes a file and reads it six times (nfs4j offers a read "
-              "delegation on a client's third OPEN of a file within 120 s, its adaptive heuristic); then a second "
-              "client (the same kernel over TCP, its NFSv4 client made under another host name, so nfs4j sees another "
-              "client owner) appends to the file: nfs4j sends CB_RECALL over the first client's RDMA back channel and "
-              "answers the second NFS4ERR_DELAY until the delegation is returned. *DELEGRETURN*: the RDMA mount's "
-              "count (mountstats) before and after the conflicting open; *open*: its exit status and time; the "
-              "back-channel counters of our connection after it.")
-            w("")
-            w("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |")
-            w("|---|---|---|---|---:|---:|")
-            for r in recalls:
-                # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
-                num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
-                w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r[1]), r[8], r[2], r[3], r[4], r[5], num(r[6]), num(r[7])))
-        w("")
-        recov = [r + [""] * 12 for r in recs if r[0] == "recovery"]
-        w("## NFSv4.1: nfs4j restarted under a hard mount")
-        w("")
-        if not recov:
-            w("Not recorded.")
-        else:
-            w("A hard NFSv4.1 mount over RDMA (`hard,timeo=50,retrans=2`): the six source files written, then a 256 MiB "
-              "write (dd, direct I/O) and 2 s into it the JVM stopped in order (SIGTERM; our bundle keeps nfs4j's client "
-              "records in `ClientRecoveryFile` under `stateDirectory`) and started again. nfs4j's grace period is one "
-              "lease (%s s here) and ends early once every recorded client has reclaimed. *stop*, *start*: seconds "
-              "until the JVM was gone, and until it listened on RDMA and nfs4j served again; *recovery*: from then "
-              "until a new file could be created through the mount (nfs4j refuses new state with NFS4ERR_GRACE during "
-              "its grace period); *RECLAIM_COMPLETE*, *OPEN*: the mount's counts (mountstats) before and after; "
-              "*grace*: from nfs4j's start to its log line \"NFSv4 grace period over\"; *reclaimed*: RECLAIM_COMPLETE "
-              "sent and the grace period over before the lease. The write's own result is in *Faults*; the files "
-              "written before are data checks of the same key." % info.get("nfs4_lease", "?"))
-            w("")
-            w("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s | reclaimed | records | strategy | more |")
-            w("|---|---:|---:|---:|---|---|---|---:|---|---|---|---|")
-            for r in recov:
-                if r[2] != "ok":
-                    w("| %s | **%s**: %s | | | | | | | | | | |" % (label(r[1]), r[2], r[3]))
-                else:
-                    w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                        label(r[1]), r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12].replace("|", "\\|"),
-                        r[13], r[14] or "—"))
-        w("")
-    w("## `rpcrdma:transports` after the RDMA workloads")
+    return bad_peer
+
+
+def backchannel_section(run):
+    w = run.w
+    w("## NFSv4.1 callbacks over the RDMA back channel (RFC 8167)")
     w("")
-    if not transports:
+    w("nfs4j's CREATE_SESSION calls the client back (CB_NULL) on the session's back channel, over RDMA the "
+      "client's own connection, and waits for the answer before it replies. Our transport's counters of the "
+      "open connection(s), read through `rpcrdma:connections -v` while the lkey mount of each fabric was up; "
+      "both must be above 0. *CB_RECALL* rows: read after a delegation was recalled (below); CB_NULL and "
+      "CB_RECALL, each answered, make at least 2 calls and as many replies.")
+    w("")
+    if not run.of("backchannel"):
         w("Not recorded.")
+    else:
+        w("| server | BACKWARD_CALLS | BACKWARD_REPLIES | BACKWARD_TIMEOUTS | BACKWARD_CALLS_FAILED | output |")
+        w("|---|---:|---:|---:|---:|---|")
+        for b in run.of("backchannel"):
+            if not b.calls.isdigit():  # run 2026-12-05-1923's recall: the listing's words, not counters (a lab bug)
+                output = next((x for x in (b.replies, b.timeouts, b.calls_failed, b.output) if x.endswith(".txt")), "")
+                w("| %s | not parsed | | | | %s |" % (label(b.key), output))
+                continue
+            w("| %s | %s | %s | %s | %s | %s |" % (label(b.key), b.calls, b.replies, b.timeouts, b.calls_failed, b.output))
+    w("")
+
+
+def recorded(run, heading, kind, intro=None, table_head=()):
+    """Writes a section's heading, then "Not recorded." when the run has no record of this kind,
+    else the section's introduction and its table's header lines.
+
+    Returns the run's records of the kind (empty when there are none)."""
+    run.w(heading)
+    run.w("")
+    records = run.of(kind)
+    if not records:
+        run.w("Not recorded.")
+    elif intro is not None:
+        run.w(intro)
+        run.w("")
+    for line in table_head if records else ():
+        run.w(line)
+    return records
+
+
+def recall_section(run):
+    w = run.w
+    recalls = recorded(
+        run, "### A delegation recalled over the RDMA back channel (CB_RECALL)", "recall",
+        "The kernel client mounts nfs4j over RDMA, writes a file and reads it six times (nfs4j offers a read "
+          "delegation on a client's third OPEN of a file within 120 s, its adaptive heuristic); then a second "
+          "client (the same kernel over TCP, its NFSv4 client made under another host name, so nfs4j sees another "
+          "client owner) appends to the file: nfs4j sends CB_RECALL over the first client's RDMA back channel and "
+          "answers the second NFS4ERR_DELAY until the delegation is returned. *DELEGRETURN*: the RDMA mount's "
+          "count (mountstats) before and after the conflicting open; *open*: its exit status and time; the "
+        "back-channel counters of our connection after it.",
+        ("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |",
+         "|---|---|---|---|---:|---:|"))
+    for r in recalls:
+        # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
+        num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
+        w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r.key), r.strategy, r.delegreturn_before,
+                                                        r.delegreturn_after, r.open_rc, r.open_s, num(r.calls),
+                                                        num(r.replies)))
+    w("")
+
+
+def recovery_section(run):
+    w = run.w
+    recov = recorded(
+        run, "## NFSv4.1: nfs4j restarted under a hard mount", "recovery",
+        "A hard NFSv4.1 mount over RDMA (`hard,timeo=50,retrans=2`): the six source files written, then a 256 MiB "
+          "write (dd, direct I/O) and 2 s into it the JVM stopped in order (SIGTERM; our bundle keeps nfs4j's client "
+          "records in `ClientRecoveryFile` under `stateDirectory`) and started again. nfs4j's grace period is one "
+          "lease (%s s here) and ends early once every recorded client has reclaimed. *stop*, *start*: seconds "
+          "until the JVM was gone, and until it listened on RDMA and nfs4j served again; *recovery*: from then "
+          "until a new file could be created through the mount (nfs4j refuses new state with NFS4ERR_GRACE during "
+          "its grace period); *RECLAIM_COMPLETE*, *OPEN*: the mount's counts (mountstats) before and after; "
+          "*grace*: from nfs4j's start to its log line \"NFSv4 grace period over\"; *reclaimed*: RECLAIM_COMPLETE "
+          "sent and the grace period over before the lease. The write's own result is in *Faults*; the files "
+        "written before are data checks of the same key." % run.info.get("nfs4_lease", "?"),
+        ("| server | stop s | start s | recovery s (rc) | write in flight at the stop | RECLAIM_COMPLETE | OPEN | grace s"
+         " | reclaimed | records | strategy | more |", "|---|---:|---:|---:|---|---|---|---:|---|---|---|---|"))
+    for r in recov:
+        if r.status != "ok":  # a failed restart records why in place of the stop time
+            w("| %s | **%s**: %s | | | | | | | | | | |" % (label(r.key), r.status, r.stop_s))
+        else:
+            w("| %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                label(r.key), r.stop_s, r.start_s, r.recovery_s, r.probe_rc, r.inflight, r.reclaim_complete, r.open,
+                r.grace_s, r.reclaimed, r.records.replace("|", "\\|"), r.strategy, r.more or "—"))
+    w("")
+
+
+def transports_section(run):
+    w = run.w
+    transports = recorded(run, "## `rpcrdma:transports` after the RDMA workloads", "transports")
     for t in transports:
         try:
-            text = open(os.path.join(rdir, t[2]), encoding="utf-8", errors="replace").read()
-        except (OSError, IndexError):
+            text = open(run.path(t.output), encoding="utf-8", errors="replace").read()
+        except OSError:
             text = "(no output)"
         text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).strip()
-        w("%s (Karaf 4.4.10 `bin/client` under `script`'s pseudo-terminal):" % t[1])
+        w("%s (Karaf 4.4.10 `bin/client` under `script`'s pseudo-terminal):" % t.fabric)
         w("")
         w("```")
         w("\n".join(text.splitlines()[:50]) or "(no output)")
         w("```")
         w("")
 
-    # ---------------------------------------------------------------- conformance
+
+def conformance_section(run):
+    """The DiSNI conformance suite per fabric. Returns whether it passed (or was not asked for)."""
+    w = run.w
     w("## DiSNI verbs provider conformance suite")
     w("")
+    conf = run.of("conformance")
     conf_ok = True
-    if "conformance" not in wanted:
+    if "conformance" not in run.wanted:
         w("Not run (--phases).")
-    elif not conf and not any(r[1].startswith("conformance.") for r in skipped):
+    elif not conf and not any(r.keys.startswith("conformance.") for r in run.skipped):
         w("**No result recorded** (the guest stopped before it?)")
         conf_ok = False
     else:
-        for r in skipped:
-            if r[1].startswith("conformance."):
-                w("%s: **not run**, skipped (%s)." % (r[1].split(".")[1], r[2]))
+        for r in run.skipped:
+            if r.keys.startswith("conformance."):
+                w("%s: **not run**, skipped (%s)." % (r.keys.split(".")[1], r.why))
                 w("")
         w("`DisniConformanceTest` (the abstract `VerbsProviderConformanceTest` of the rpcrdma4j-verbs test-jar with "
           "the DiSNI fixture), JUnit console launcher on the guest's JDK, `-Drpcrdma4j.disni.address=` the fabric's address.")
@@ -992,23 +1150,26 @@ def report(args):
         w("| fabric | found | passed | failed | skipped | aborted | exit | first skip/abort reason |")
         w("|---|---:|---:|---:|---:|---:|---:|---|")
         for r in conf:
-            if r[2] == "missing":
-                w("| %s | **not available**: %s | | | | | | |" % (r[1], r[3]))
+            if r.status == "missing":  # the reason in place of the counts
+                w("| %s | **not available**: %s | | | | | | |" % (r.fabric, r.found))
                 continue
-            found, okn, failn, skip, abort, rc, why = r[3:10]
-            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r[1], found, okn, failn, skip, abort, rc, why.replace("|", "\\|")))
-            if not (rc == "0" and failn in ("0", "") and okn not in ("", "0")):
+            w("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r.fabric, r.found, r.passed, r.failed, r.skipped, r.aborted,
+                                                             r.rc, r.reason.replace("|", "\\|")))
+            if not (r.rc == "0" and r.failed in ("0", "") and r.passed not in ("", "0")):
                 conf_ok = False
-        failed_tests = [r for r in recs if r[0] == "conformance-failed"]
+        failed_tests = run.of("conformance-failed")
         if failed_tests:
             w("")
             w("Failed:")
             w("")
             for r in failed_tests:
-                w("- %s `%s`: %s" % (r[1], r[2] if len(r) > 2 else "", r[3] if len(r) > 3 else ""))
+                w("- %s `%s`: %s" % (r.fabric, r.test, r.message))
     w("")
+    return conf_ok
 
-    # ---------------------------------------------------------------- time
+
+def time_section(run):
+    w, meta = run.w, run.meta
     w("## Time")
     w("")
     w("| step | seconds |")
@@ -1018,18 +1179,67 @@ def report(args):
                    ("total_s", "lab/run in all")]:
         if meta.get(k):
             w("| %s | %s |" % (lab, meta[k]))
-    for p in phases:
+    for p in run.of("phase"):
         try:
-            w("| guest phase %s (exit %s) | %.0f |" % (p[1], p[4], float(p[3]) - float(p[2])))
-        except (ValueError, IndexError):
+            w("| guest phase %s (exit %s) | %.0f |" % (p.name, p.rc, float(p.t1) - float(p.t0)))
+        except ValueError:
             pass
-    for t in times:
+    for t in run.of("time"):
         try:
-            w("| %s: %s | %.0f |" % (label(t[1]), t[2], float(t[4]) - float(t[3])))
-        except (ValueError, IndexError):
+            w("| %s: %s | %.0f |" % (label(t.key), t.step, float(t.t1) - float(t.t0)))
+        except ValueError:
             pass
     w("")
-    status = 0
+
+
+def verdict_section(run, problems, missing):
+    """The verdict. Returns the exit status: 0 passed, 1 a problem, 3 only something not available."""
+    w = run.w
+    conf_missing = any(r.status == "missing" for r in run.of("conformance"))
+    if problems:
+        status = 1
+    elif missing or run.skipped or conf_missing:
+        status = 3
+    else:
+        status = 0
+    w("## Verdict")
+    w("")
+    if status == 0:
+        w("All data checks and faults passed; every server ran.")
+    elif status == 3:
+        w("All data checks that ran passed; not available or not run: %s." % ", ".join(
+            [label(m) for m in missing] + (["conformance suite"] if conf_missing else [])
+            + ["%s (skipped: %s)" % (r.keys, r.why) for r in run.skipped if r.keys not in missing]))
+    else:
+        w("**FAILED**: " + "; ".join(problems) + ".")
+    w("")
+    w("Raw results next to this report: `%s/` (results.tsv, fio/*.json, perf/*.txt, console.log, transports-*.txt, peer-*.tap; not "
+      "committed: raw/ with the flight recordings and Karaf logs)." % os.path.basename(run.rdir))
+    return status
+
+
+def report(args):
+    rdir, out = args[0], args[1]
+    run = Run(rdir, dict(a.split("=", 1) for a in args[2:]))
+    header(run)
+    missing, failed = servers_section(run)
+    # the servers fio measured (the nfs4 phase's run the data checks only)
+    ran = [k for k in run.keys if run.status(k) == "available" and not k.startswith(("nfs4.", "knfsd4."))]
+    perftest_section(run)
+    fio_fail = throughput_sections(run, ran)
+    idle_section(run)
+    warm_up_section(run)
+    jfr_sections(run, ran)
+    bad = data_checks_section(run)
+    bad_faults = faults_section(run)
+    bad_peer = peer_section(run)
+    if "nfs4" in run.wanted:
+        backchannel_section(run)
+        recall_section(run)
+        recovery_section(run)
+    transports_section(run)
+    conf_ok = conformance_section(run)
+    time_section(run)
     problems = []
     if bad:
         problems.append("%d data check(s) failed" % len(bad))
@@ -1038,41 +1248,35 @@ def report(args):
     if fio_fail:
         problems.append("fio without result: " + ", ".join(fio_fail))
     if bad_faults:
-        problems.append("fault(s) failed: " + ", ".join("%s %s" % (f[1], f[2]) for f in bad_faults))
-    last_probe = {}
-    for p in probes:
-        last_probe[p[1]] = p
-    sick = [f for f, p in last_probe.items() if p[3] != "ok"]
+        problems.append("fault(s) failed: " + ", ".join("%s %s" % (f.key, f.fault) for f in bad_faults))
+    last_probe = {p.fabric: p for p in run.of("probe")}
+    sick = [f for f, p in last_probe.items() if p.result != "ok"]
     if sick:
         problems.append("fabric(s) unable to connect at the last probe: " + ", ".join(sick))
     if bad_peer:
         problems.append("hostile peer failed on " + ", ".join(bad_peer))
     if not conf_ok:
         problems.append("conformance suite did not pass")
-    if problems:
-        status = 1
-    elif missing or skipped or any(r[2] == "missing" for r in conf):
-        status = 3
-    w("## Verdict")
-    w("")
-    if status == 0:
-        w("All data checks and faults passed; every server ran.")
-    elif status == 3:
-        w("All data checks that ran passed; not available or not run: %s." % ", ".join(
-            [label(m) for m in missing] + (["conformance suite"] if any(r[2] == "missing" for r in conf) else [])
-            + ["%s (skipped: %s)" % (r[1], r[2]) for r in skipped if r[1] not in missing]))
-    else:
-        w("**FAILED**: " + "; ".join(problems) + ".")
-    w("")
-    w("Raw results next to this report: `%s/` (results.tsv, fio/*.json, perf/*.txt, console.log, transports-*.txt, peer-*.tap; not "
-      "committed: raw/ with the flight recordings and Karaf logs)." % os.path.basename(rdir))
+    status = verdict_section(run, problems, missing)
     with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(L) + "\n")
+        f.write("\n".join(run.lines) + "\n")
     for p in problems:
         print("lab/run: " + p, file=sys.stderr)
     return status
 
 
+def check_schema(args):
+    """Whether the workload script args[0] and lab/records.py agree on the record kinds and their
+    fields: 0 when they do, else 1 with what differs."""
+    with open(args[0], encoding="utf-8") as f:
+        problems = records.check_workload(f.read())
+    for p in problems:
+        print("labtool check-schema: " + p, file=sys.stderr)
+    if not problems:
+        print("labtool check-schema: %s writes the %d record kinds of lab/records.py" % (args[0], len(records.KINDS)))
+    return 1 if problems else 0
+
+
 if __name__ == "__main__":
     cmd, rest = sys.argv[1], sys.argv[2:]
-    sys.exit(rdma_check(rest) if cmd == "rdma-check" else report(rest))
+    sys.exit({"rdma-check": rdma_check, "check-schema": check_schema}.get(cmd, report)(rest))

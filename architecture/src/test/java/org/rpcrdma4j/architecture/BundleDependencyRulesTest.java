@@ -1,6 +1,7 @@
 package org.rpcrdma4j.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * binding plug into the transport's SPI only; the shell operates the client, server, transport
  * and verbs APIs; the NFS programs use nothing of ours but their own shared local file system
  * package. No bundle reaches into another's {@code internal} packages, and the bundles form no
- * cycle. Inside the transport, the one package cycle of today is confined to its internal
- * packages: any other cycle fails the build.
+ * cycle. Inside the transport, the packages form no cycle either, and the internal packages are
+ * layers in which each uses only the ones below it.
  */
 class BundleDependencyRulesTest {
 
@@ -147,14 +148,43 @@ class BundleDependencyRulesTest {
     }
 
     /**
-     * The transport's inside: its packages form no cycle, except among its
-     * {@code internal} packages, where one exists today (issue #32 removes it and then drops the
-     * exception). A cycle through its API, SPI, OSGi or oncrpc4j-bridge packages fails now.
+     * The transport's inside: its packages (API, SPI, OSGi component, oncrpc4j bridge and each
+     * internal package) form no cycle.
      */
     @Test
-    void theTransportsPackagesFormNoCycleOutsideItsInternals() {
-        DescribedPredicate<JavaClass> internals = JavaClass.Predicates.resideInAPackage("org.rpcrdma4j.transport.internal..");
-        slices().matching("org.rpcrdma4j.transport.(**)").should().beFreeOfCycles()
-                .ignoreDependency(internals, internals).check(classes);
+    void theTransportsPackagesFormNoCycle() {
+        slices().matching("org.rpcrdma4j.transport.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    private static final String INTERNAL = "org.rpcrdma4j.transport.internal";
+
+    /**
+     * The transport's internal packages are layers that point down: each uses only the layers
+     * below it, and a layer above hands a lower one what it needs through an interface that the
+     * lower layer defines. Bottom up: {@code common} (what every path shares), {@code sendto}
+     * (the reply path), {@code read} (the READ engine), {@code recvfrom} (the receive path),
+     * {@code backchannel} (backward calls), {@code connection} (one connection, wiring the paths
+     * below) and the completion loops that own connections (the {@code internal} package itself).
+     * Every internal class belongs to a layer: a new internal package fails until it is placed.
+     */
+    @Test
+    void theTransportsInternalPackagesAreLayersThatPointDown() {
+        layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("common").definedBy(INTERNAL + ".common..")
+                .layer("sendto").definedBy(INTERNAL + ".sendto..")
+                .layer("read").definedBy(INTERNAL + ".read..")
+                .layer("recvfrom").definedBy(INTERNAL + ".recvfrom..")
+                .layer("backchannel").definedBy(INTERNAL + ".backchannel..")
+                .layer("connection").definedBy(INTERNAL + ".connection..")
+                .layer("loops").definedBy(INTERNAL)
+                .whereLayer("common").mayNotAccessAnyLayer()
+                .whereLayer("sendto").mayOnlyAccessLayers("common")
+                .whereLayer("read").mayOnlyAccessLayers("common", "sendto")
+                .whereLayer("recvfrom").mayOnlyAccessLayers("common", "sendto", "read")
+                .whereLayer("backchannel").mayOnlyAccessLayers("common", "sendto", "read", "recvfrom")
+                .whereLayer("connection").mayOnlyAccessLayers("common", "sendto", "read", "recvfrom", "backchannel")
+                .ensureAllClassesAreContainedInArchitectureIgnoring(
+                        DescribedPredicate.not(JavaClass.Predicates.resideInAPackage(INTERNAL + "..")))
+                .check(classes);
     }
 }

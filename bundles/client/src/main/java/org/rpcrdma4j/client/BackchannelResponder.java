@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -49,6 +50,8 @@ final class BackchannelResponder {
     private final ClientCounters counters;
     private final ExecutorService callbacks;
     private final SendWorkRequest[] sends;
+    /** Each slot's header writer: a slot is one callback thread's from its taking to its freeing. */
+    private final HeaderWriter[] headers;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
 
     BackchannelResponder(BackwardCallHandler handler, int credits, ClientSession session, MemoryRegion slab, int firstSlot,
@@ -61,8 +64,10 @@ final class BackchannelResponder {
         this.slotSize = slotSize;
         this.counters = counters;
         this.sends = new SendWorkRequest[credits];
+        this.headers = new HeaderWriter[credits];
         for (int i = 0; i < credits; i++) {
             sends[i] = new SendWorkRequest(1);
+            headers[i] = new HeaderWriter();
             free.add(i);
         }
         ThreadPoolExecutor pool = new ThreadPoolExecutor(credits, credits, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -128,16 +133,12 @@ final class BackchannelResponder {
         }
         int offset = (firstSlot + slot) * slotSize;
         ByteBuffer buffer = slab.buffer();
-        buffer.putInt(offset, xid)
-                .putInt(offset + 4, RpcRdma.VERSION_1)
-                .putInt(offset + 8, credits)
-                .putInt(offset + 12, RpcRdma.RDMA_MSG)
-                .putInt(offset + 16, RpcRdma.ITEM_ABSENT)
-                .putInt(offset + 20, RpcRdma.ITEM_ABSENT)
-                .putInt(offset + 24, RpcRdma.ITEM_ABSENT)
-                .put(offset + HEADER_BYTES, reply, reply.position(), reply.remaining());
+        // RDMA_MSG granting our backward credits, no chunks (RFC 8167 section 4: inline only)
+        int headerBytes = headers[slot].wrap(buffer, offset, HEADER_BYTES)
+                .fixedHeader(xid, RpcRdma.VERSION_1, credits, RpcRdma.RDMA_MSG).finish();
+        buffer.put(offset + headerBytes, reply, reply.position(), reply.remaining());
         SendWorkRequest send = sends[slot].reset(SendOpcode.SEND, SEND_TAG | slot, SendWorkRequest.SIGNALED)
-                .addSge(slab, offset, HEADER_BYTES + reply.remaining()).next(null);
+                .addSge(slab, offset, headerBytes + reply.remaining()).next(null);
         // Counted before the post (and taken back if it fails): the server may have the reply,
         // and its caller the result, before this thread returns from posting.
         counters.backwardReplies.incrementAndGet();

@@ -18,7 +18,7 @@ import org.rpcrdma4j.nfs3.internal.Xdr3;
 
 /**
  * A WRITE's payload is a read-only view of where the call was received (the registered receive
- * buffer or READ sink over RDMA), not a copy; what follows it decodes as before; a length the
+ * buffer or READ sink over RDMA), not a copy; what follows it decodes in place; a length the
  * call does not hold is garbage.
  */
 class WritePayloadViewTest {

@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * <p>The grace period counts from the first call any client makes to this instance
  * ({@link #heardFromClient}), not from the start: nfs4j ends it one lease after its state handler
  * starts, but clients can only reclaim once a transport they use listens, and the RPC-over-RDMA
- * transport may come up long after nfs4j in Karaf (lab run 2026-12-05-1923: nfs4j's 60 s grace
- * period ended 13 s before RDMA listened, and the kernel client, which held state, could not
- * reclaim). So nfs4j's timer ({@link #reclaimComplete}) ends it only once a full grace period has
+ * transport may come up long after nfs4j in Karaf (on a soft-RDMA guest, more than a 60 s lease
+ * after: nfs4j's grace period would end before a client holding state over RDMA could reach it
+ * to reclaim). So nfs4j's timer ({@link #reclaimComplete}) ends it only once a full grace period has
  * passed since the first call; until then, or until every earlier client has reclaimed, the grace
  * period stays. Linux's knfsd, which starts with its transports, counts from its start.
  *

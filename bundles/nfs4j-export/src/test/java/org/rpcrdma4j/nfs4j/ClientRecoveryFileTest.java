@@ -84,7 +84,7 @@ class ClientRecoveryFileTest {
 
     /**
      * nfs4j's timer ends the grace period one lease after the server started; clients that could
-     * not reach it yet (the RDMA transport still starting: lab run 2026-12-05-1923) keep their
+     * not reach it yet (the RDMA transport still starting in Karaf) keep their
      * right to reclaim until a grace period has passed since the first client call.
      */
     @Test

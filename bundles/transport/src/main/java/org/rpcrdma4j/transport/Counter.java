@@ -72,6 +72,16 @@ public enum Counter {
     READ_PLAN_REFUSED,
     /** SEND work requests posted. */
     SENDS,
+    /**
+     * Posts to a send queue (ibv_post_send calls: doorbells): a reply's RDMA WRITEs and its SEND
+     * go in one chain, one post, as do a call's RDMA READs. Per RPC, with {@link #COMPLETIONS},
+     * what the transport costs the device beyond the data.
+     */
+    SEND_POSTS,
+    /** Posts to a receive queue (ibv_post_recv calls): free receives go back in batches ({@code repostBatch}). */
+    RECEIVE_POSTS,
+    /** Work completions polled from the completion queues, of every kind (receive, SEND, RDMA READ and WRITE). */
+    COMPLETIONS,
     /** Replies dropped because no send buffer was free. */
     SEND_BUFFER_STARVATION,
     /** Times the send queue was full and a SEND (one per SEND) or the next READ (once per episode) had to wait. */

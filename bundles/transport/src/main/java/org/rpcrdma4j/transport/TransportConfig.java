@@ -10,8 +10,8 @@ import org.rpcrdma4j.codec.RpcRdmaLimits;
  * TransportConfig - the settings of an {@link RdmaTransport}. Immutable; built with
  * {@link #builder()}; a bad value is an {@link IllegalArgumentException} naming the setting.
  *
- * <p>Defaults follow Linux's server (NOTES.md): 64 credits, 4096-byte inline receives, 16 READs
- * in flight per connection.
+ * <p>Defaults follow Linux's svcrdma: 64 credits (RPCRDMA_MAX_REQUESTS), 4096-byte inline
+ * receives (RPCRDMA_DEF_INLINE_THRESH), 16 READs in flight per connection.
  */
 public final class TransportConfig {
     /** RFC 8797 encodes inline sizes in units of 1 KiB, minus one, in eight bits. */

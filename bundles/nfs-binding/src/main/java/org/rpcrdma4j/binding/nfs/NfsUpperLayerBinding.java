@@ -1,6 +1,7 @@
 package org.rpcrdma4j.binding.nfs;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 import org.osgi.service.component.annotations.Component;
 import org.rpcrdma4j.binding.nfs.internal.Nfs3Replies;
@@ -58,8 +59,8 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
      * SETATTR 2, WRITE 7, CREATE 8, MKDIR 9, SYMLINK 10, MKNOD 11, REMOVE 12, RMDIR 13, RENAME
      * 14, LINK 15, COMMIT 21): running one of these twice changes the answer. Every other v3
      * procedure (NULL, GETATTR, LOOKUP, ACCESS, READLINK, READ, READDIR, READDIRPLUS, FSSTAT,
-     * FSINFO, PATHCONF) runs again. NFSv4 COMPOUNDs are cached (v4.0 has no session cache of its
-     * own); the NULL procedure of any version is not.
+     * FSINFO, PATHCONF) runs again. NFSv4 COMPOUNDs are cached (but see the overload for minor
+     * versions); the NULL procedure of any version is not.
      */
     @Override
     public boolean isNonIdempotent(int version, int procedure) {
@@ -71,6 +72,23 @@ public final class NfsUpperLayerBinding implements UpperLayerBinding {
             default:
                 return procedure != 0;
         }
+    }
+
+    /**
+     * NFSv4: a COMPOUND of minor version 1 or later is not cached: its first operation, SEQUENCE,
+     * names a slot of the client's session, and the NFS server's slot table answers a
+     * retransmission with the reply it kept (RFC 8881 section 2.10.6; knfsd caches no NFSv4
+     * COMPOUND). A minor version 0 COMPOUND has no such cache and is cached here, as is one
+     * whose minor version cannot be read (a malformed header or tag). Every other call as
+     * {@link #isNonIdempotent(int, int)}.
+     */
+    @Override
+    public boolean isNonIdempotent(int version, int procedure, List<ByteBuffer> call, int callLength,
+            int argumentsOffset) {
+        if (version != Nfs4.VERSION || procedure != Nfs4.NFSPROC4_COMPOUND) {
+            return isNonIdempotent(version, procedure);
+        }
+        return Nfs4Compounds.minorVersion(call, callLength, argumentsOffset) <= 0;
     }
 
     @Override

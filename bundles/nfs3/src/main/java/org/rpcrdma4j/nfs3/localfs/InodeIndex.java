@@ -9,6 +9,9 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -27,6 +30,15 @@ import java.util.function.Predicate;
  * resolve, symbolic links followed, to itself, so that a directory swapped for a symbolic link
  * cannot lead outside the tree. That the check still holds when the call's system calls resolve
  * the path again is the server's business (a namespace lock, as nfs3's).
+ *
+ * <p>The parent's real path costs one lstat(2) per component of it (realpath), most of a
+ * handle's resolution; a parent found real is trusted again without that walk until a name is
+ * taken away through the server ({@link #forget}, {@link #moved}: REMOVE, RMDIR, RENAME, the
+ * only ways a client can put a symbolic link where a directory was), or for at most
+ * {@value #PARENT_TRUST_MILLIS} ms after its check, whichever comes first. The time bound is
+ * for changes made beside the server, on the server's own host: a directory moved out of the
+ * tree and a symbolic link to it put in its place are noticed within that time (knfsd with its
+ * default {@code no_subtree_check} serves such a directory's handles for good).
  *
  * <p>Thread-safe; walks are serialized.
  *
@@ -95,6 +107,11 @@ public final class InodeIndex<A> {
      * root alone, and unknown handles are found again by walking.
      */
     private static final int INDEX_MAX = 1 << 20;
+    /** Longest a parent directory found real is trusted without a name taken away through the server. */
+    public static final long PARENT_TRUST_MILLIS = 1000;
+    private static final long PARENT_TRUST_NANOS = TimeUnit.MILLISECONDS.toNanos(PARENT_TRUST_MILLIS);
+    /** Bound of {@link #realParents}; the map starts over when it would grow beyond. */
+    private static final int REAL_PARENTS_MAX = 1 << 16;
 
     private final Path root;
     private final Attributes<A> attributes;
@@ -103,6 +120,18 @@ public final class InodeIndex<A> {
     /** Inodes a complete walk did not find: stale handles answered without walking again. */
     private final Set<Key> missing = ConcurrentHashMap.newKeySet();
     private final Object walkLock = new Object();
+    /**
+     * Names taken away through the server so far (REMOVE, RMDIR, RENAME): a parent checked before
+     * the latest is checked again.
+     */
+    private final AtomicLong namesTakenAway = new AtomicLong();
+    /** Parent directories whose real path was themselves: when, and after how many names taken away. */
+    private final Map<Path, RealParent> realParents = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
+
+    /** A parent directory found to resolve to itself. */
+    private record RealParent(long namesTakenAway, long checkedAtNanos) {
+    }
 
     /**
      * An index of the tree under a directory.
@@ -111,6 +140,12 @@ public final class InodeIndex<A> {
      * @param rootAttributes the root's attributes
      */
     public InodeIndex(Path root, A rootAttributes, Attributes<A> attributes) {
+        this(root, rootAttributes, attributes, System::nanoTime);
+    }
+
+    /** As {@link #InodeIndex(Path, Object, Attributes)}, with the clock that bounds a parent's trust (tests). */
+    InodeIndex(Path root, A rootAttributes, Attributes<A> attributes, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
         this.root = root;
         this.attributes = attributes;
         this.rootKey = new Key(attributes.dev(rootAttributes), attributes.ino(rootAttributes));
@@ -134,6 +169,7 @@ public final class InodeIndex<A> {
         if (object != null) {
             index.remove(keyOf(object), path);
         }
+        namesTakenAway.incrementAndGet();
     }
 
     /**
@@ -141,6 +177,14 @@ public final class InodeIndex<A> {
      * entry is updated in place; a directory's rename rewrites the index entries under it.
      */
     public void moved(Path from, Path to, A object, boolean isDirectory) {
+        try {
+            follow(from, to, object, isDirectory);
+        } finally {
+            namesTakenAway.incrementAndGet();
+        }
+    }
+
+    private void follow(Path from, Path to, A object, boolean isDirectory) {
         if (!isDirectory) {
             index.replace(keyOf(object), from, to);
             return;
@@ -197,13 +241,35 @@ public final class InodeIndex<A> {
             if (!names.test(read)) {
                 return null;
             }
-            if (!path.equals(root) && !path.getParent().toRealPath().equals(path.getParent())) {
+            if (!path.equals(root) && !isRealParent(path.getParent())) {
                 return null;
             }
             return contains(path) ? read : null;
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /**
+     * Whether a directory resolves, symbolic links followed, to itself: from a check since the
+     * last name taken away and within {@link #PARENT_TRUST_MILLIS}, else by resolving it now.
+     */
+    private boolean isRealParent(Path parent) throws IOException {
+        long taken = namesTakenAway.get();
+        long now = nanoClock.getAsLong();
+        RealParent known = realParents.get(parent);
+        if (known != null && known.namesTakenAway() == taken && now - known.checkedAtNanos() < PARENT_TRUST_NANOS) {
+            return true;
+        }
+        if (!parent.toRealPath().equals(parent)) {
+            realParents.remove(parent);
+            return false;
+        }
+        if (realParents.size() >= REAL_PARENTS_MAX) {
+            realParents.clear();
+        }
+        realParents.put(parent, new RealParent(taken, now));
+        return true;
     }
 
     private A readQuietly(Path path) {

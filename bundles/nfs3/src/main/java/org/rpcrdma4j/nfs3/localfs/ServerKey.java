@@ -36,8 +36,8 @@ public final class ServerKey {
     private final Mac prototype;
     /**
      * Each thread's keyed MAC: every call checks its file handle's MAC, and cloning the keyed
-     * prototype per call (a Mac, its HmacCore and two digests) was 3-7 % of the server's CPU
-     * samples in lab run 2026-12-03-1749 (HmacCore.clone among the top allocators).
+     * prototype per call (a Mac, its HmacCore and two digests) costs 3-7 % of the server's CPU
+     * under the kernel client's workloads, HmacCore.clone among the top allocators.
      * {@link Mac#doFinal()} resets it for the next use.
      */
     private final ThreadLocal<Mac> perThread = ThreadLocal.withInitial(this::cloneOfPrototype);

@@ -14,8 +14,10 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.UsageTally;
+import org.rpcrdma4j.transport.internal.connection.ConnectionLoop;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -52,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
  * leader takes the loop under the crew lock, which orders everything the previous one wrote.
  */
-public final class CompletionLoop implements Runnable {
+public final class CompletionLoop implements Runnable, ConnectionLoop {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionLoop.class);
     /** Longest sleep while a deadline runs (a connection with work outstanding, or closing). */
     static final long IDLE_AWAIT_MILLIS = 1000;
@@ -132,40 +134,49 @@ public final class CompletionLoop implements Runnable {
         return config.threadsPerLoop();
     }
 
+    @Override
     public TransportConfig config() {
         return config;
     }
 
     /** @return the transport's counters (a connection's are a writer of them) */
+    @Override
     public Counters counters() {
         return engine.counters();
     }
 
     /** @return the loop's clock (System.nanoTime() at the start of the current pass) */
+    @Override
     public long now() {
         return now;
     }
 
+    @Override
     public long stallTimeoutNanos() {
         return stallTimeoutNanos;
     }
 
+    @Override
     public HeaderDecoder decoder() {
         return decoder;
     }
 
+    @Override
     public RpcCallHandler handler() {
         return engine.handler();
     }
 
+    @Override
     public RegistrationStrategy activeStrategy() {
         return engine.strategies().active();
     }
 
+    @Override
     public AtomicInteger repliesInTransit() {
         return engine.repliesInTransit();
     }
 
+    @Override
     public LargeReplyBuffers largeReplyBuffers() {
         return engine.largeReplyBuffers();
     }
@@ -187,6 +198,7 @@ public final class CompletionLoop implements Runnable {
      * createCompletionQueue() - a queue for a connection of this loop: on the loop's channel, or a
      * plain one when the loop polls.
      */
+    @Override
     public CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException {
         return channel != null ? channel.createCompletionQueue(device, capacity) : device.createCompletionQueue(capacity);
     }
@@ -201,6 +213,7 @@ public final class CompletionLoop implements Runnable {
     }
 
     /** wakeup() - another thread queued work for this loop: end its sleep if it sleeps. Any thread. */
+    @Override
     public void wakeup() {
         if (!awake.get() && awake.compareAndSet(false, true)) {
             if (channel != null) {
@@ -215,6 +228,7 @@ public final class CompletionLoop implements Runnable {
     }
 
     /** @return true on the loop's leader, or before any crew thread ran (the one thread driving doWork() in tests) */
+    @Override
     public boolean inLoop() {
         return crew.inLoop();
     }
@@ -235,6 +249,7 @@ public final class CompletionLoop implements Runnable {
      *         calls kept lately ran longer than {@link LoopCrew#BATCH_SHARE_OF_SLICE} allows, the loop has no
      *         crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
+    @Override
     public boolean lend(Runnable task, Executor elsewhere) {
         if (!inLoop()) {
             return false; // first: off the leader, loop state is not even read

@@ -44,7 +44,7 @@ final class LoopAcceptor {
         if (engine.isCloseRequested()) {
             engine.onConnectionGone();
             LOG.warn("RPC-over-RDMA connect request from {} rejected: the transport is stopping", connection.remoteAddress());
-            TransportEngine.rejectAndClose(connection);
+            ConnectionState.rejectAndClose(connection);
             return null;
         }
         ConnectionState state;
@@ -58,7 +58,7 @@ final class LoopAcceptor {
             engine.onConnectionGone();
             LOG.warn("RPC-over-RDMA connect request from {} rejected: its resources could not be set up: {}",
                     connection.remoteAddress(), e.toString());
-            TransportEngine.rejectAndClose(connection);
+            ConnectionState.rejectAndClose(connection);
             return null;
         }
         try {

@@ -7,7 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

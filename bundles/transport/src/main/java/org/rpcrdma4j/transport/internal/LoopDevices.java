@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.connection.DeviceResources;
 import org.rpcrdma4j.transport.internal.connection.QueuePairSizing;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;

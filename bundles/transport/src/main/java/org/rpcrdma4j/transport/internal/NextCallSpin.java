@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.internal;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 
 /**
  * NextCallSpin - the adaptive spin of a loop's leader for a client's next call (with

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.transport.internal;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
@@ -13,8 +12,9 @@ import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
 import org.rpcrdma4j.transport.internal.read.StrategyRegistry;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.verbs.CompletionChannel;
@@ -264,7 +264,7 @@ public final class TransportEngine implements ConnectionEventHandler {
         Connection connection = event.connection();
         if (event.type() == ConnectionEventType.CONNECT_REQUEST) {
             if (closeRequested) {
-                rejectAndClose(connection);
+                ConnectionState.rejectAndClose(connection);
                 return;
             }
             if (admitted.incrementAndGet() > config.maxConnections()) {
@@ -272,7 +272,7 @@ public final class TransportEngine implements ConnectionEventHandler {
                 counters.increment(Counter.CONNECTIONS_REFUSED_LIMIT);
                 LOG.warn("RPC-over-RDMA connect request from {} rejected: {} connections served already (maxConnections)",
                         event.peerAddress(), config.maxConnections());
-                rejectAndClose(connection);
+                ConnectionState.rejectAndClose(connection);
                 return;
             }
             leastLoaded().handIn(new HandedEvent(ConnectionEventType.CONNECT_REQUEST, connection, null,
@@ -282,7 +282,8 @@ public final class TransportEngine implements ConnectionEventHandler {
         Object attachment = connection == null ? null : connection.attachment();
         if (attachment instanceof ConnectionState) {
             ConnectionState state = (ConnectionState) attachment;
-            state.loop().handIn(new HandedEvent(event.type(), connection, state, null));
+            // Every connection of this engine was accepted by one of its completion loops.
+            ((CompletionLoop) state.loop()).handIn(new HandedEvent(event.type(), connection, state, null));
         }
     }
 
@@ -299,20 +300,6 @@ public final class TransportEngine implements ConnectionEventHandler {
             }
         }
         return best;
-    }
-
-    /**
-     * rejectAndClose() - answer a connect request we cannot serve and release its connection.
-     * A request already answered (accept failed half-way) cannot be rejected: only the close
-     * matters then, so a refused reject is not counted.
-     */
-    public static void rejectAndClose(Connection connection) {
-        try {
-            connection.reject(ByteBuffer.allocate(0));
-        } catch (VerbsException | RuntimeException e) {
-            // Already accepted or gone: closing below releases it either way.
-        }
-        connection.close();
     }
 
     /**

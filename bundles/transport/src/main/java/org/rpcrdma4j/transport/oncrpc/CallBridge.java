@@ -226,25 +226,23 @@ final class CallBridge implements RpcCallHandler {
         int version = hasTarget ? Xdr.intAt(body, 16) : -1;
         int procedure = hasTarget ? Xdr.intAt(body, 20) : -1;
         ReplyCache.Key key = null;
-        if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure)) {
+        if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure, body, call.bodyLength())) {
             key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body, call.bodyLength());
-            ReplyCache.Entry[] found = new ReplyCache.Entry[1];
-            switch (cache.begin(key, found)) {
-                case IN_PROGRESS:
-                    retransmitsDropped.increment();
-                    finish(reply, call, null);
-                    return;
-                case ANSWERED:
-                    retransmitsAnswered.increment();
-                    try {
-                        reply.send(found[0].reply(), found[0].ddpItemOffset());
-                    } finally {
-                        inFlight.decrementAndGet();
-                        call.release();
-                    }
-                    return;
-                default:
-                    break;
+            ReplyCache.Entry earlier = cache.begin(key);
+            if (earlier != null && !earlier.isAnswered()) {
+                retransmitsDropped.increment();
+                finish(reply, call, null);
+                return;
+            }
+            if (earlier != null) {
+                retransmitsAnswered.increment();
+                try {
+                    reply.send(earlier.reply(), earlier.ddpItemOffset());
+                } finally {
+                    inFlight.decrementAndGet();
+                    call.release();
+                }
+                return;
             }
         }
         CallTransport transport = transports(reply.connection()).acquire().begin(reply, call, program, version, procedure,
@@ -370,7 +368,7 @@ final class CallBridge implements RpcCallHandler {
      * before it is encoded: the client's first write chunk, which it sizes to what it asked for
      * (an NFS READ's count, RFC 8267 §4.2), when the program's binding says the reply may carry
      * such an item; 0 when there is none or it is larger than {@link #PRESIZED_ITEM_MAX} (then
-     * the reply grows as it is encoded, as before).
+     * the reply grows as it is encoded).
      */
     int replyItemBytes(PendingReply reply, int program, int version, int procedure) {
         long offered = reply.writeChunkCapacity();
@@ -386,14 +384,39 @@ final class CallBridge implements RpcCallHandler {
         return 0;
     }
 
-    private boolean isNonIdempotent(int program, int version, int procedure) {
+    private boolean isNonIdempotent(int program, int version, int procedure, List<ByteBuffer> body, int length) {
         for (int i = 0; i < bindings.size(); i++) {
             UpperLayerBinding binding = bindings.get(i);
             if (binding.program() == program) {
-                return binding.isNonIdempotent(version, procedure);
+                return binding.isNonIdempotent(version, procedure, body, length, argumentsOffset(body, length));
             }
         }
         return true;
+    }
+
+    /** Longest opaque_auth body (RFC 5531 section 8.2: 400 bytes). */
+    private static final int MAX_AUTH_BYTES = 400;
+
+    /**
+     * argumentsOffset() - where a call's procedure arguments begin: after xid, direction, RPC
+     * version, program, version, procedure (24 bytes), the credential and the verifier
+     * (opaque_auth each: flavor, length, body rounded up to 4 bytes).
+     *
+     * @return the offset, or -1 when an auth length is beyond RFC 5531's 400 bytes or the message
+     */
+    static int argumentsOffset(List<ByteBuffer> body, int length) {
+        int at = CALL_TARGET_BYTES;
+        for (int auth = 0; auth < 2; auth++) {
+            if (at + 8 > length) {
+                return -1;
+            }
+            int bytes = Xdr.intAt(body, at + 4);
+            if (bytes < 0 || bytes > MAX_AUTH_BYTES) {
+                return -1;
+            }
+            at += 8 + (int) Xdr.roundUp(bytes);
+        }
+        return at <= length ? at : -1;
     }
 
     private int locateItem(ByteBuffer message, int program, int version, int procedure) {

@@ -155,7 +155,7 @@ final class CallXdr extends ClaimCheckedXdr {
      * a second buffer view per READ), it is encoded where it ends up.
      *
      * @return false when the transport lends none that large: encoding starts in the pending
-     *         reply's memory, and grows, as before
+     *         reply's memory, and grows as it is encoded
      */
     private boolean takeLargerUpFront() {
         ByteBuffer larger = reply.largerReplyBuffer(REPLY_HEADER_ALLOWANCE + replyItemBytes);

@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
  * <p>What is cached is the RPC reply message and where its DDP-eligible item lies, never the
  * transport header: the retransmission arrives with its own write list and reply chunk (usually
  * on a new connection, after a reconnect), and the reply is framed for those. Caching the header
- * is the bug other RDMA servers had (NOTES.md).
+ * would send the first copy's chunk list to the retransmission's (differently registered) memory.
  *
  * <p>Bounded: at most {@code entries} entries, least recently used first out; replies longer than
  * {@code maxReplyBytes} are not kept (their entry is removed when they are sent, so their
@@ -48,16 +48,6 @@ final class ReplyCache {
         };
     }
 
-    /** What {@link #begin} found. */
-    enum Lookup {
-        /** A new call: it was recorded as in progress and must be executed. */
-        NEW,
-        /** A retransmission of a call still running: drop it. */
-        IN_PROGRESS,
-        /** A retransmission of a call answered before: send {@link Entry#reply()} again. */
-        ANSWERED
-    }
-
     /** The key of a call. */
     record Key(InetAddress client, int xid, int length, int checksum) {
         static Key of(InetAddress client, int xid, byte[] call) {
@@ -80,10 +70,25 @@ final class ReplyCache {
         }
     }
 
-    /** An entry: in progress until {@link #complete}, then the reply. */
+    /**
+     * An entry: a call in progress (no reply yet), or, once {@link #complete} replaced it, the
+     * answered call's reply. Immutable, so what {@link #begin} returned stays what it was.
+     */
     static final class Entry {
-        private byte[] reply;
-        private int ddpItemOffset = -1;
+        private static final Entry IN_PROGRESS = new Entry(null, -1);
+
+        private final byte[] reply;
+        private final int ddpItemOffset;
+
+        private Entry(byte[] reply, int ddpItemOffset) {
+            this.reply = reply;
+            this.ddpItemOffset = ddpItemOffset;
+        }
+
+        /** @return whether the call was answered: send {@link #reply()} again; else it still runs: drop the copy */
+        boolean isAnswered() {
+            return reply != null;
+        }
 
         /** @return a read-only view of the cached reply */
         ByteBuffer reply() {
@@ -103,19 +108,15 @@ final class ReplyCache {
     /**
      * begin() - look a call up, recording it as in progress when it is new.
      *
-     * @param found receives the entry when the result is {@link Lookup#ANSWERED}
+     * @return null for a new call (now in progress: execute it), else the entry of its earlier
+     *         copy: answered (send its reply again) or still running (drop this one)
      */
-    synchronized Lookup begin(Key key, Entry[] found) {
-        Entry e = map.get(key);
-        if (e == null) {
-            map.put(key, new Entry());
-            return Lookup.NEW;
+    synchronized Entry begin(Key key) {
+        Entry earlier = map.get(key);
+        if (earlier == null) {
+            map.put(key, Entry.IN_PROGRESS);
         }
-        if (e.reply == null) {
-            return Lookup.IN_PROGRESS;
-        }
-        found[0] = e;
-        return Lookup.ANSWERED;
+        return earlier;
     }
 
     /**
@@ -123,8 +124,7 @@ final class ReplyCache {
      * reply is too long to keep.
      */
     synchronized void complete(Key key, ByteBuffer reply, int ddpItemOffset) {
-        Entry e = map.get(key);
-        if (e == null) {
+        if (map.get(key) == null) {
             return;
         }
         if (reply.remaining() > maxReplyBytes) {
@@ -133,14 +133,12 @@ final class ReplyCache {
         }
         byte[] copy = new byte[reply.remaining()];
         reply.get(reply.position(), copy);
-        e.reply = copy;
-        e.ddpItemOffset = ddpItemOffset;
+        map.put(key, new Entry(copy, ddpItemOffset));
     }
 
     /** forget() - the call got no reply (dropped, garbage): a retransmission runs it again. */
     synchronized void forget(Key key) {
-        Entry e = map.get(key);
-        if (e != null && e.reply == null) {
+        if (map.get(key) == Entry.IN_PROGRESS) {
             map.remove(key);
         }
     }

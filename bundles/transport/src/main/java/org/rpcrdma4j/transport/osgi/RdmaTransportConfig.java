@@ -142,8 +142,8 @@ public @interface RdmaTransportConfig {
             description = "Validation: most segments in one write chunk or the reply chunk.")
     int maxSegmentsPerChunk() default 64;
 
-    @AttributeDefinition(name = "Max read bytes", min = "1",
-            description = "Validation: most bytes of read chunk data one call may carry.")
+    @AttributeDefinition(name = "Max read bytes", min = "1", max = "1099511627776",
+            description = "Validation: most bytes of read chunk data one call may carry (at most 1 TiB).")
     long maxReadBytes() default 16777216L;
 
     @AttributeDefinition(name = "Active registration strategy",

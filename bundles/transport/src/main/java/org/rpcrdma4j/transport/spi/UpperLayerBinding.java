@@ -67,4 +67,25 @@ public interface UpperLayerBinding {
     default boolean isNonIdempotent(int version, int procedure) {
         return true;
     }
+
+    /**
+     * isNonIdempotent() - as {@link #isNonIdempotent(int, int)}, for a program whose procedures
+     * need the duplicate request cache or not by their arguments: an NFSv4.1 COMPOUND replays
+     * through its session's slot table (RFC 8881 section 2.10.6), an NFSv4.0 one has nothing of the
+     * kind. The transport asks this one; the default answers by the procedure alone. Same rules:
+     * on the completion loop for every call, cheap and allocation-free.
+     *
+     * @param version the program version of the call
+     * @param procedure its procedure number
+     * @param call the whole RPC call message in XDR order, possibly across several views; read
+     *        with absolute gets only, never moved or written
+     * @param callLength the message's length in bytes
+     * @param argumentsOffset where the procedure's arguments begin in the message (after the
+     *        credential and verifier), or -1 when the header is malformed
+     * @return true to cache the reply
+     */
+    default boolean isNonIdempotent(int version, int procedure, java.util.List<ByteBuffer> call, int callLength,
+            int argumentsOffset) {
+        return isNonIdempotent(version, procedure);
+    }
 }

@@ -196,9 +196,9 @@ class RdmaHostedTransportTest {
 
     @Test
     void largeRepliesReuseTheTransportsBuffersInsteadOfAllocatingOnePerReply() throws Exception {
-        // A 1 MiB reply outgrows its pending reply's memory: oncrpc4j allocated a new heap buffer
-        // of 1 MiB per reply (lab run 2026-12-03-1749: 99 % of what our server allocated in
-        // sequential read). Now the reply continues in a buffer the transport lends and takes back.
+        // A 1 MiB reply outgrows its pending reply's memory: oncrpc4j's own growth allocates a new
+        // 1 MiB heap buffer per reply (nearly all a server allocates in sequential reads); the
+        // reply must continue in a buffer the transport lends and takes back.
         RpcRdmaClient client = client();
         int n = 1 << 20;
         ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
@@ -284,6 +284,58 @@ class RdmaHostedTransportTest {
         assertEquals(1, stats().get(Counter.REPLIES_TOO_LARGE));
         RpcReply after = client.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
         assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(after, false)));
+    }
+
+    /**
+     * What each kind of reply costs the device besides its data (issue #33): posts to the send
+     * queue (doorbells), posts to the receive queue, and completions, per RPC over 64 calls one
+     * at a time. Every reply is one post: its RDMA WRITEs chained before its SEND. Completions per
+     * RPC: the call's receive and the SEND's, and one per RDMA WRITE, which is signaled today (the
+     * goal of one send-side completion per write-chunk reply needs unsignaled WRITEs whose send
+     * queue slots the SEND's completion frees). Receives go back in chains of repostBatch (8).
+     */
+    @Test
+    void eachReplyIsOnePostAndItsCompletionsAreCountedPerKind() throws Exception {
+        RpcRdmaClient client = client();
+        int calls = 64;
+        byte[] small = RpcWire.opaqueArgument("inline".getBytes());
+        List<String> report = new ArrayList<>();
+        long[] inline = perRpc(client, calls, report, "inline",
+                () -> CallRequest.builder(call(BulkProgram.ECHO, small)).build());
+        long[] writeChunk = perRpc(client, calls, report, "write chunk (64 KiB, one segment)",
+                () -> CallRequest.builder(call(BulkProgram.BULK, RpcWire.intArgument(64 << 10))).writeChunk(64 << 10).build());
+        long[] replyChunk = perRpc(client, calls, report, "reply chunk (100,000 B, one segment)",
+                () -> CallRequest.builder(call(BulkProgram.BULK, RpcWire.intArgument(100_000))).replyChunk(128 << 10).build());
+        System.out.println("Per RPC (send posts, receive posts, completions) x " + calls + ": " + report);
+        assertEquals(List.of((long) calls, (long) 2 * calls), List.of(inline[0], inline[2]), "inline: " + report);
+        assertEquals(List.of((long) calls, (long) 3 * calls), List.of(writeChunk[0], writeChunk[2]), "write chunk: " + report);
+        assertEquals(List.of((long) calls, (long) 3 * calls), List.of(replyChunk[0], replyChunk[2]), "reply chunk: " + report);
+        for (long[] kind : List.of(inline, writeChunk, replyChunk)) {
+            assertTrue(kind[1] <= calls / 8 + 1, "receives reposted in batches of 8: " + report);
+        }
+    }
+
+    /** Runs calls one at a time and returns the deltas of SEND_POSTS, RECEIVE_POSTS and COMPLETIONS. */
+    private long[] perRpc(RpcRdmaClient client, int calls, List<String> report, String kind,
+                          java.util.function.Supplier<CallRequest> request) throws Exception {
+        long posts = stats().get(Counter.SEND_POSTS);
+        long receivePosts = stats().get(Counter.RECEIVE_POSTS);
+        long completions = stats().get(Counter.COMPLETIONS);
+        long sends = stats().get(Counter.SENDS);
+        for (int i = 0; i < calls; i++) {
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(client.call(request.get(), TIMEOUT), true)), kind);
+        }
+        // the last SEND's completion may be polled after its reply reached the client
+        long expected = completions + (stats().get(Counter.SENDS) - sends) * (kind.equals("inline") ? 2 : 3);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (stats().get(Counter.COMPLETIONS) < expected && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        long[] delta = {stats().get(Counter.SEND_POSTS) - posts, stats().get(Counter.RECEIVE_POSTS) - receivePosts,
+            stats().get(Counter.COMPLETIONS) - completions};
+        report.add(String.format("%s: %.2f, %.2f, %.2f", kind, (double) delta[0] / calls, (double) delta[1] / calls,
+                (double) delta[2] / calls));
+        return delta;
     }
 
     @Test

@@ -46,6 +46,11 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     public static final String NAME = "disni";
     /** Default most bytes a SEND carries inline: verbs offer no query for it; every current device takes 64. */
     public static final int DEFAULT_MAX_INLINE_DATA = 64;
+    /**
+     * Most bytes of inline data a configuration may ask for: more than any device offers (rxe 512,
+     * siw and ConnectX a few hundred); a device refuses a queue pair asking beyond its own limit.
+     */
+    public static final int MAX_MAX_INLINE_DATA = 1024;
 
     private final int maxInlineData;
     private final Map<String, DisniDevice> devicesByName = new ConcurrentHashMap<>();
@@ -67,13 +72,24 @@ public final class DisniProvider implements VerbsProvider, AutoCloseable {
     /**
      * Creates a provider.
      *
-     * @param maxInlineData the inline limit to report in the capabilities, not negative
+     * @param maxInlineData the inline limit to report in the capabilities, 0 to {@value #MAX_MAX_INLINE_DATA}
+     * @throws IllegalArgumentException when it is outside that range, naming the setting
      */
     public DisniProvider(int maxInlineData) {
-        if (maxInlineData < 0) {
-            throw new IllegalArgumentException("maxInlineData must not be negative: " + maxInlineData);
+        this.maxInlineData = checkedMaxInlineData(maxInlineData);
+    }
+
+    /**
+     * @param maxInlineData a configured inline limit
+     * @return it, when within 0 to {@value #MAX_MAX_INLINE_DATA}
+     * @throws IllegalArgumentException naming the setting, the value and the range otherwise
+     */
+    static int checkedMaxInlineData(int maxInlineData) {
+        if (maxInlineData < 0 || maxInlineData > MAX_MAX_INLINE_DATA) {
+            throw new IllegalArgumentException("maxInlineData must be 0.." + MAX_MAX_INLINE_DATA + " bytes, was "
+                    + maxInlineData);
         }
-        this.maxInlineData = maxInlineData;
+        return maxInlineData;
     }
 
     @Override

@@ -41,7 +41,9 @@ public final class DisniProviderComponent implements VerbsProvider {
         /**
          * @return the inline limit the devices report (verbs have no query for it)
          */
-        @AttributeDefinition(description = "Most bytes a SEND carries inline (IBV_SEND_INLINE); verbs offer no query for the device's limit")
+        @AttributeDefinition(min = "0", max = "1024", description = "Most bytes a SEND carries inline (IBV_SEND_INLINE), "
+                + "0..1024; verbs offer no query for the device's limit, and a device refuses a queue pair asking for more "
+                + "than it supports")
         int maxInlineData() default DisniProvider.DEFAULT_MAX_INLINE_DATA;
     }
 
@@ -56,7 +58,7 @@ public final class DisniProviderComponent implements VerbsProvider {
      * Creates the component; the provider starts in {@link #activate}.
      *
      * @param config the configuration
-     * @throws IllegalArgumentException when maxInlineData is negative
+     * @throws IllegalArgumentException when maxInlineData is outside 0..{@value DisniProvider#MAX_MAX_INLINE_DATA}
      */
     @Activate
     public DisniProviderComponent(Config config) {
@@ -68,10 +70,7 @@ public final class DisniProviderComponent implements VerbsProvider {
      * @param availability null when DiSNI can run, else why not (tests pass their own)
      */
     DisniProviderComponent(Config config, Supplier<String> availability) {
-        if (config.maxInlineData() < 0) {
-            throw new IllegalArgumentException("maxInlineData must not be negative: " + config.maxInlineData());
-        }
-        this.maxInlineData = config.maxInlineData();
+        this.maxInlineData = DisniProvider.checkedMaxInlineData(config.maxInlineData());
         this.availability = availability;
     }
 

@@ -146,10 +146,16 @@ class DisniProviderUnitTest {
     }
 
     @Test
-    void negativeInlineLimitIsRefusedNamingTheProperty() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DisniProviderComponent(config(-1)));
-        assertTrue(e.getMessage().startsWith("maxInlineData"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new DisniProvider(-1));
+    void anInlineLimitOutsideItsRangeIsRefusedNamingThePropertyAndTheValue() {
+        for (int bad : new int[] {-1, DisniProvider.MAX_MAX_INLINE_DATA + 1, Integer.MAX_VALUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new DisniProviderComponent(config(bad)));
+            assertTrue(e.getMessage().startsWith("maxInlineData") && e.getMessage().endsWith("was " + bad), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> new DisniProvider(bad));
+        }
+        for (int good : new int[] {0, DisniProvider.DEFAULT_MAX_INLINE_DATA, DisniProvider.MAX_MAX_INLINE_DATA}) {
+            org.junit.jupiter.api.Assertions.assertDoesNotThrow(() -> new DisniProviderComponent(config(good)), "maxInlineData " + good);
+        }
     }
 
     /** Only to build attributes. */

@@ -528,8 +528,8 @@ public abstract class VerbsProviderConformanceTest {
         // the server posts no receive and the RNR retry is infinite: no send leaves the queue
         ConnectedPair p = connect(PairOptions.defaults().withDepths(4, 4));
         assumeTrue(transport() != TransportType.IWARP, "iWARP has no receiver-not-ready retry to hold sends in the queue "
-                + "(they complete once handed to TCP), and siw took a chain of one more send than the capacity it reported "
-                + "(lab run 2026-12-03-1321-67f25dc): a full send queue is not reproducible there");
+                + "(they complete once handed to TCP), and siw takes a chain of one more send than the capacity it "
+                + "reports: a full send queue is not reproducible there");
         int capacity = p.client.queuePair().sendQueueCapacity();
         assertCapacity(4, capacity);
         MemoryRegion source = p.client.register(64, 0);

@@ -4,6 +4,8 @@ import static org.rpcrdma4j.binding.nfs.internal.XdrSteps.NONE;
 import static org.rpcrdma4j.binding.nfs.internal.XdrSteps.WORD_BYTES;
 
 import java.nio.ByteBuffer;
+import java.util.List;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * Nfs4Compounds - finds the first DDP-eligible item of an NFSv4.x COMPOUND reply: the data of
@@ -28,7 +30,32 @@ import java.nio.ByteBuffer;
  * still carries its data. Stateless; no allocation.
  */
 public final class Nfs4Compounds {
+    /** NFS4_OPAQUE_LIMIT (RFC 7531): the longest tag a COMPOUND4args may carry. */
+    private static final int TAG_LIMIT = 1024;
+
     private Nfs4Compounds() {
+    }
+
+    /**
+     * minorVersion() - the minor version of a COMPOUND4args (RFC 7531: tag, a utf8str_cs, then
+     * minorversion), read in place.
+     *
+     * @param call the RPC call message, in XDR order across views; only read, with absolute gets
+     * @param callLength its length in bytes
+     * @param argumentsOffset where the COMPOUND4args begins in it, or -1
+     * @return the minor version, or -1 when it cannot be read (no offset, a tag beyond
+     *         NFS4_OPAQUE_LIMIT or the message)
+     */
+    public static int minorVersion(List<ByteBuffer> call, int callLength, int argumentsOffset) {
+        if (argumentsOffset < 0 || argumentsOffset > callLength - 2 * WORD_BYTES) {
+            return -1;
+        }
+        int tag = Xdr.intAt(call, argumentsOffset);
+        if (tag < 0 || tag > TAG_LIMIT) {
+            return -1;
+        }
+        int at = argumentsOffset + WORD_BYTES + (int) Xdr.roundUp(tag);
+        return at <= callLength - WORD_BYTES ? Xdr.intAt(call, at) : -1;
     }
 
     /**

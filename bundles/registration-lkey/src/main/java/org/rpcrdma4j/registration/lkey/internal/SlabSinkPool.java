@@ -55,10 +55,9 @@ public final class SlabSinkPool extends AbstractSinkPool {
      * {@link SinkPoolParameters#maxSinkLength()}: on IB/RoCE the slab is one virtually contiguous
      * registration, so a window of any length is one SGE under the slab's lkey (the kernel's
      * svcrdma needs an SGE per page because its pages are not contiguous; ours are). One SGE per
-     * 4 KiB page, as before, capped a sink at {@code pageSize * maxReadSge} (128 KiB on rxe: a
-     * 1 MiB read chunk took 8 READs of 32 SGEs, each SGE serialized into the provider's work
-     * request) where frmr took 4 READs of one; iWARP: one SGE under a registration of just that
-     * window.
+     * 4 KiB page would cap a sink at {@code pageSize * maxReadSge} (128 KiB on rxe: a 1 MiB read
+     * chunk in 8 READs of 32 SGEs, each SGE serialized into the provider's work request, where
+     * frmr takes 4 READs of one); iWARP: one SGE under a registration of just that window.
      *
      * @return the pool
      * @throws VerbsException when the slab's registration is refused (nothing stays registered)

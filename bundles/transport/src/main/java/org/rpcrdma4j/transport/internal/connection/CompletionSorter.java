@@ -1,6 +1,8 @@
 package org.rpcrdma4j.transport.internal.connection;
 
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
@@ -29,12 +31,12 @@ final class CompletionSorter {
     private final CompletionQueue completionQueue;
     private final ReceivePool receivePool;
     private final SendQueue sendQueue;
-    private final ReadScheduler readScheduler;
+    private final ReadScheduler<ReceiveContext> readScheduler;
     private final MessageDispatcher dispatcher;
     private final Counters counters;
 
     CompletionSorter(ConnectionState connection, CompletionQueue completionQueue, ReceivePool receivePool,
-            SendQueue sendQueue, ReadScheduler readScheduler, MessageDispatcher dispatcher, Counters counters) {
+            SendQueue sendQueue, ReadScheduler<ReceiveContext> readScheduler, MessageDispatcher dispatcher, Counters counters) {
         this.connection = connection;
         this.completionQueue = completionQueue;
         this.receivePool = receivePool;
@@ -58,6 +60,9 @@ final class CompletionSorter {
             counters.increment(Counter.POST_FAILURES);
             connection.fail("polling the completion queue failed: " + e.getMessage());
             return 0;
+        }
+        if (n > 0) {
+            counters.addOwned(Counter.COMPLETIONS, n);
         }
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];

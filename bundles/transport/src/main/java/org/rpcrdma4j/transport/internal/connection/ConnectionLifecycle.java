@@ -3,7 +3,8 @@ package org.rpcrdma4j.transport.internal.connection;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ final class ConnectionLifecycle {
     /** The connection's logger: its lines keep their category. */
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionState.class);
 
-    private final CompletionLoop loop;
+    private final ConnectionLoop loop;
     private final Connection connection;
     private final ConnectionParts parts;
     private final SendSide sendSide;
@@ -43,7 +44,7 @@ final class ConnectionLifecycle {
     /** Why the connection closes, for its closed line: the first reason given wins. */
     private String closeReason;
 
-    ConnectionLifecycle(ConnectionState owner, CompletionLoop loop, Connection connection, ConnectionParts parts,
+    ConnectionLifecycle(ConnectionState owner, ConnectionLoop loop, Connection connection, ConnectionParts parts,
             SendSide sendSide, ConnectionBackchannel backchannel, Counters counters) {
         this.loop = loop;
         this.connection = connection;

@@ -1,10 +1,12 @@
 package org.rpcrdma4j.transport.internal.connection;
 
-import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
 import org.rpcrdma4j.transport.internal.sendto.ReplySender;
@@ -33,7 +35,7 @@ final class ConnectionParts {
     SendQueue sendQueue;
     MessageDispatcher dispatcher;
     ReplySender replySender;
-    ReadScheduler readScheduler;
+    ReadScheduler<ReceiveContext> readScheduler;
     QueuePair queuePair;
     CompletionSorter sorter;
     private final Counters counters;
@@ -49,7 +51,7 @@ final class ConnectionParts {
      * @param inlineSend most bytes of a reply sent inline (our setting capped by the client's receive size)
      * @throws VerbsException when the device refuses
      */
-    void wire(ConnectionState owner, CompletionLoop loop, Connection connection, DeviceResources device,
+    void wire(ConnectionState owner, ConnectionLoop loop, Connection connection, DeviceResources device,
             TransportConfig config, QueuePairSizing sizing, int inlineSend, ConnectionBackchannel backchannel,
             SendSide sendSide) throws VerbsException {
         completionQueue = loop.createCompletionQueue(device.device(), sizing.completionQueueCapacity());
@@ -64,7 +66,7 @@ final class ConnectionParts {
         replySender = new ReplySender(sendQueue,
                 replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
                 Math.min(owner.replySizeLimit(), sendQueue.bufferLength()));
-        readScheduler = new ReadScheduler(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
+        readScheduler = new ReadScheduler<>(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                 config.credits(), config.limits().maxReadBytes(), sendQueue, counters, dispatcher);
         dispatcher.attach(readScheduler);
         queuePair = connection.createQueuePair(device.protectionDomain(), sizing.attributes(completionQueue));

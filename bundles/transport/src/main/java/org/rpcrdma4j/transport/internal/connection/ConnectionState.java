@@ -2,6 +2,7 @@ package org.rpcrdma4j.transport.internal.connection;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.ParsedHeader;
@@ -12,13 +13,15 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
-import org.rpcrdma4j.transport.internal.TransportEngine;
-import org.rpcrdma4j.transport.internal.UsageTally;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
+import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
+import org.rpcrdma4j.transport.internal.recvfrom.ReceivingConnection;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
+import org.rpcrdma4j.transport.internal.sendto.ReplyConnection;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJobPool;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
@@ -48,9 +51,9 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * it for the loop. Nobody waits for it: a loop that finds a worker posting defers its pass over
  * this connection until the worker lets go (and wakes it); only the close takes it blocking.
  */
-public final class ConnectionState implements RdmaConnection {
+public final class ConnectionState implements ReplyConnection, ReceivingConnection {
 
-    private final CompletionLoop loop;
+    private final ConnectionLoop loop;
     private final Connection connection;
     private final DeviceResources device;
     private final Counters counters;
@@ -70,7 +73,7 @@ public final class ConnectionState implements RdmaConnection {
     private final SendSide sendSide;
     private boolean completionQueueArmed;
 
-    public ConnectionState(CompletionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
+    public ConnectionState(ConnectionLoop loop, Connection connection, DeviceResources device, ConnectionPrivateData peer) {
         this.loop = loop;
         this.connection = connection;
         this.device = device;
@@ -122,6 +125,20 @@ public final class ConnectionState implements RdmaConnection {
         lifecycle.logLifecycle("opened", null);
     }
 
+    /**
+     * rejectAndClose() - answer a connect request we cannot serve and release its connection.
+     * A request already answered (accept failed half-way) cannot be rejected: only the close
+     * matters then, so a refused reject is not counted.
+     */
+    public static void rejectAndClose(Connection connection) {
+        try {
+            connection.reject(ByteBuffer.allocate(0));
+        } catch (VerbsException | RuntimeException e) {
+            // Already accepted or gone: closing below releases it either way.
+        }
+        connection.close();
+    }
+
     private ByteBuffer acceptPrivateData() {
         ByteBuffer data = ByteBuffer.allocate(RpcRdmaCm.PRIVATE_DATA_BYTES);
         new ConnectionPrivateData(Math.min(replySizeLimit, config.maxInlineSend()), config.inlineReceiveThreshold(), false)
@@ -132,11 +149,12 @@ public final class ConnectionState implements RdmaConnection {
     private void releaseAfterFailedOpen() {
         retireCounters();
         connection.attach(null);
-        TransportEngine.rejectAndClose(connection);
+        rejectAndClose(connection);
         parts.releaseHalfMade();
         lifecycle.markClosed();
     }
 
+    @Override
     public Counters counters() {
         return counters;
     }
@@ -155,7 +173,7 @@ public final class ConnectionState implements RdmaConnection {
     }
 
     /** @return the completion loop that owns this connection */
-    public CompletionLoop loop() {
+    public ConnectionLoop loop() {
         return loop;
     }
 
@@ -292,6 +310,7 @@ public final class ConnectionState implements RdmaConnection {
      *
      * @param reason what failed
      */
+    @Override
     public void fail(String reason) {
         lifecycle.fail(reason);
     }
@@ -311,6 +330,7 @@ public final class ConnectionState implements RdmaConnection {
      * submitReply() - an RPC-layer thread sent a reply: post it, or queue it for the completion
      * thread, or drop it (counted) when the connection is closing ({@link SendSide#submitReply}).
      */
+    @Override
     public void submitReply(ReplyJob job) {
         sendSide.submitReply(job);
     }
@@ -319,16 +339,19 @@ public final class ConnectionState implements RdmaConnection {
      * newReply() - the pending reply of a call about to be handed to the RPC layer: a pooled
      * per-call context holding the call's chunk lists as parsed at receive time.
      */
+    @Override
     public ReplyJob newReply(ParsedHeader header) {
         return replyJobs.acquire().open(header);
     }
 
     /** @return the transport's pool of buffers for replies larger than a pending reply's own */
+    @Override
     public LargeReplyBuffers largeReplyBuffers() {
         return loop.largeReplyBuffers();
     }
 
     /** @return the size of a pending reply's {@link ReplyJob#replyBuffer()}: the inline send size */
+    @Override
     public int replyBufferSize() {
         return Math.min(replySizeLimit, config.maxInlineSend());
     }
@@ -370,12 +393,18 @@ public final class ConnectionState implements RdmaConnection {
         return lifecycle.isCloseRequested();
     }
 
+    @Override
+    public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
+        return loop.lend(task, elsewhere);
+    }
+
     /**
      * returnContext() - a handler released a call (any thread). An inline call's context is
      * recycled and reposted right here when the send lock is free (it holds no READ sink, which
      * the loop's pools own), so the loop is not woken once per call; otherwise it goes back
      * through the loop.
      */
+    @Override
     public void returnContext(ReceiveContext ctx) {
         sendSide.returnContext(ctx);
     }

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.transport.internal.read.SinkPools;
 import org.rpcrdma4j.transport.internal.read.StrategyPool;
 import org.rpcrdma4j.transport.internal.sendto.ReplyStaging;
 import org.rpcrdma4j.transport.internal.sendto.StagingSlab;
@@ -18,12 +19,13 @@ import org.rpcrdma4j.verbs.VerbsException;
 /**
  * DeviceResources - what a completion loop shares between its connections on one device: the
  * protection domain, each strategy's sink pool and the reply staging slab. Each connection takes
- * from the pools only its share ({@link PoolShare}), so none can starve the others.
+ * from the pools only its share
+ * ({@link org.rpcrdma4j.transport.internal.common.PoolShare}), so none can starve the others.
  *
  * <p>Ownership: owned by the transport engine, which closes it after its last connection is
  * gone. Confined to the completion thread.
  */
-public final class DeviceResources {
+public final class DeviceResources implements SinkPools {
     private final VerbsDevice device;
     private final ProtectionDomain protectionDomain;
     private final SinkPoolParameters parameters;
@@ -63,6 +65,7 @@ public final class DeviceResources {
      * @return the pool
      * @throws VerbsException when the strategy cannot set up its pool
      */
+    @Override
     public StrategyPool poolFor(RegistrationStrategy strategy) throws VerbsException {
         for (int i = 0; i < pools.size(); i++) {
             StrategyPool p = pools.get(i);

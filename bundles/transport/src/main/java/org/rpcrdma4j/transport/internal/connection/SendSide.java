@@ -4,7 +4,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
@@ -29,7 +29,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  */
 final class SendSide {
     private final ConnectionState connection;
-    private final CompletionLoop loop;
+    private final ConnectionLoop loop;
     private final ReentrantLock sendLock = new ReentrantLock();
     /** The connection's counts; single-writer counts (Counters#addOwned) are made under the send lock. */
     private final Counters counters;
@@ -47,7 +47,7 @@ final class SendSide {
     private ReplySender replySender;
     private QueuePair queuePair;
 
-    SendSide(ConnectionState connection, CompletionLoop loop) {
+    SendSide(ConnectionState connection, ConnectionLoop loop) {
         this.connection = connection;
         this.loop = loop;
         this.counters = loop.counters().newWriter(sendLock::isHeldByCurrentThread);

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 import org.rpcrdma4j.codec.ReadList;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.spi.ReadSink;
 

@@ -3,14 +3,12 @@ package org.rpcrdma4j.transport.internal.read;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.ReadList;
 import org.rpcrdma4j.codec.Xdr;
-import org.rpcrdma4j.transport.internal.connection.DeviceResources;
-import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
  * ReadPlanner - decide whether and how a call's read chunks can be pulled: the active
- * strategy's pool on the connection's device, a body that fits an int, and no more sinks than the
+ * strategy's pool on the connection's device ({@link SinkPools}), a body that fits an int, and no more sinks than the
  * pool holds (a call that could never get them would wait for ever).
  *
  * <p>Stateless; runs on the completion thread.
@@ -37,7 +35,7 @@ public final class ReadPlanner {
      *
      * @return {@link Result#PLANNED} with the plan built, or why not
      */
-    public static Result plan(ReceiveContext ctx, RegistrationStrategy strategy, DeviceResources device) {
+    public static Result plan(ReadingCall ctx, RegistrationStrategy strategy, SinkPools device) {
         if (strategy == null) {
             return Result.NO_STRATEGY;
         }

@@ -5,10 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
-import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.sendto.SendQueue;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
@@ -35,14 +34,14 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * <p>Each READ slot remembers its call and sink, and the sink its strategy's pool. Confined to the
  * completion thread.
  */
-public final class ReadScheduler {
+public final class ReadScheduler<C extends ReadingCall> {
     /** What the connection learns from a completed chain. */
-    public interface Listener {
+    public interface Listener<C extends ReadingCall> {
         /** Every READ of the call completed; assemble and deliver it. */
-        void onReadsComplete(ReceiveContext ctx);
+        void onReadsComplete(C ctx);
 
         /** The call failed and nothing of it is in flight any more; drop it. */
-        void onReadsFailed(ReceiveContext ctx);
+        void onReadsFailed(C ctx);
 
         /**
          * A READ failed with an error (not a flush): the connection must close.
@@ -57,15 +56,15 @@ public final class ReadScheduler {
          *
          * @return true when re-planned; false when the call was answered and dropped
          */
-        boolean onPoolRetired(ReceiveContext ctx);
+        boolean onPoolRetired(C ctx);
     }
 
-    private final ArrayDeque<ReceiveContext> queue;
+    private final ArrayDeque<C> queue;
     private final SendQueue sendQueue;
     private final Counters counters;
-    private final Listener listener;
+    private final Listener<C> listener;
     private final ReadRequestChain chain;
-    private final ReceiveContext[] slotCall;
+    private final C[] slotCall;
     private final int[] slotPiece;
     private final int[] slotPending;
     private final boolean[] slotFailed;
@@ -80,7 +79,7 @@ public final class ReadScheduler {
     private final List<PoolShare.Account> accounts = new ArrayList<>(2);
 
     public ReadScheduler(int ord, int maxReadSge, int maxCalls, int credits, long maxReadBytes, SendQueue sendQueue,
-                  Counters counters, Listener listener) {
+                  Counters counters, Listener<C> listener) {
         this.credits = credits;
         this.maxReadBytes = maxReadBytes;
         this.queue = new ArrayDeque<>(maxCalls);
@@ -88,7 +87,9 @@ public final class ReadScheduler {
         this.counters = counters;
         this.listener = listener;
         this.chain = new ReadRequestChain(maxReadSge);
-        this.slotCall = new ReceiveContext[ord];
+        @SuppressWarnings("unchecked")
+        C[] calls = (C[]) new ReadingCall[ord];
+        this.slotCall = calls;
         this.slotPiece = new int[ord];
         this.slotPending = new int[ord];
         this.slotFailed = new boolean[ord];
@@ -110,7 +111,7 @@ public final class ReadScheduler {
     }
 
     /** enqueue() - a call whose plan is built waits for its READs. */
-    public void enqueue(ReceiveContext ctx) {
+    public void enqueue(C ctx) {
         queue.addLast(ctx);
     }
 
@@ -121,7 +122,7 @@ public final class ReadScheduler {
      */
     public int pump() {
         int posted = 0;
-        ReceiveContext head;
+        C head;
         while ((head = queue.peekFirst()) != null) {
             ReadPlan plan = head.readPlan();
             if (plan.failed() || !plan.hasUnposted()) {
@@ -223,7 +224,7 @@ public final class ReadScheduler {
     }
 
     /** @return 1 when a READ was posted, 0 when the call failed, -1 when the send queue is full */
-    private int postNext(ReceiveContext ctx, ReadPlan plan) {
+    private int postNext(C ctx, ReadPlan plan) {
         if (!sendQueue.reserve(ReadRequestChain.MAX_REQUESTS)) {
             return -1;
         }
@@ -293,7 +294,7 @@ public final class ReadScheduler {
     }
 
     private void finishSlot(int slot) {
-        ReceiveContext ctx = slotCall[slot];
+        C ctx = slotCall[slot];
         ReadPlan plan = ctx.readPlan();
         boolean success = !slotFailed[slot];
         int piece = slotPiece[slot];
@@ -310,12 +311,12 @@ public final class ReadScheduler {
     }
 
     /** A call left the queue (all posted, or failed): settle it once nothing is in flight. */
-    private void finishQueued(ReceiveContext ctx) {
+    private void finishQueued(C ctx) {
         ctx.readPlan().dequeued();
         settle(ctx);
     }
 
-    private void settle(ReceiveContext ctx) {
+    private void settle(C ctx) {
         ReadPlan plan = ctx.readPlan();
         if (!plan.quiet()) {
             return;
@@ -352,12 +353,12 @@ public final class ReadScheduler {
         for (int i = 0; i < accounts.size(); i++) {
             accounts.get(i).stopWaiting();
         }
-        ReceiveContext ctx;
+        C ctx;
         while ((ctx = queue.pollFirst()) != null) {
             ctx.readPlan().fail();
             finishQueued(ctx);
         }
-        for (ReceiveContext c : slotCall) {
+        for (C c : slotCall) {
             if (c != null) {
                 c.readPlan().fail();
             }

@@ -1,6 +1,6 @@
 package org.rpcrdma4j.transport.internal.read;
 
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.SinkPool;

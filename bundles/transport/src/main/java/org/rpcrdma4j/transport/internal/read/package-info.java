@@ -7,6 +7,11 @@
  * sink pools, retired when a strategy goes away ({@link org.rpcrdma4j.transport.internal.read.StrategyPool},
  * {@link org.rpcrdma4j.transport.internal.read.StrategyRegistry}).
  *
+ * <p>Layering: uses the send queue (READ chains are posted on it) and {@code common} only. The
+ * calls it pulls and the device's sink pools are seen here as
+ * {@link org.rpcrdma4j.transport.internal.read.ReadingCall} and
+ * {@link org.rpcrdma4j.transport.internal.read.SinkPools}.
+ *
  * <p>Threading: the owning connection's completion loop; the registry is safe from any thread.
  */
 package org.rpcrdma4j.transport.internal.read;

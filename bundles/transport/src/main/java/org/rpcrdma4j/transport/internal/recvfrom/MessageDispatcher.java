@@ -4,13 +4,10 @@ import org.rpcrdma4j.codec.DecodeStatus;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
-import org.rpcrdma4j.transport.internal.connection.ConnectionBackchannel;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.DeviceResources;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.read.ReadPlanner;
 import org.rpcrdma4j.transport.internal.read.ReadScheduler;
+import org.rpcrdma4j.transport.internal.read.SinkPools;
 import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
 
 /**
@@ -22,18 +19,24 @@ import org.rpcrdma4j.transport.internal.sendto.ErrorReplies;
  * never closes the connection: only a failed post or a failed READ does. Confined to the
  * completion thread.
  */
-public final class MessageDispatcher implements ReadScheduler.Listener {
-    private final ConnectionState connection;
-    private final CompletionLoop loop;
-    private final DeviceResources device;
+public final class MessageDispatcher implements ReadScheduler.Listener<ReceiveContext> {
+    private final ReceivingConnection connection;
+    private final ReceivingLoop loop;
+    private final SinkPools device;
     private final ReceivePool receivePool;
     private final ErrorReplies errorReplies;
     private final Counters counters;
-    private final ConnectionBackchannel backchannel;
-    private ReadScheduler readScheduler;
+    private final BackwardReplies backchannel;
+    private ReadScheduler<ReceiveContext> readScheduler;
 
-    public MessageDispatcher(ConnectionState connection, CompletionLoop loop, DeviceResources device, ReceivePool receivePool,
-                      ErrorReplies errorReplies, Counters counters, ConnectionBackchannel backchannel) {
+    /**
+     * @param connection the connection the messages arrive on
+     * @param loop the completion loop that receives them: decoder, strategy, handler
+     * @param device the READ sink pools of the connection's device
+     * @param backchannel where RPC replies to the server's backward calls go
+     */
+    public MessageDispatcher(ReceivingConnection connection, ReceivingLoop loop, SinkPools device, ReceivePool receivePool,
+                      ErrorReplies errorReplies, Counters counters, BackwardReplies backchannel) {
         this.connection = connection;
         this.loop = loop;
         this.device = device;
@@ -44,7 +47,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener {
     }
 
     /** attach() - the scheduler deferred calls go to (it reports back to this dispatcher). */
-    public void attach(ReadScheduler scheduler) {
+    public void attach(ReadScheduler<ReceiveContext> scheduler) {
         this.readScheduler = scheduler;
     }
 

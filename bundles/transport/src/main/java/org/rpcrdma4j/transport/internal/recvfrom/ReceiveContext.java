@@ -17,9 +17,9 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.read.ReadPlan;
+import org.rpcrdma4j.transport.internal.read.ReadingCall;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 
@@ -33,7 +33,7 @@ import org.rpcrdma4j.verbs.ReceiveWorkRequest;
  * FREE. Everything but {@link #release()} and the {@link ReceivedCall} getters runs on the
  * completion thread.
  */
-public final class ReceiveContext implements ReceivedCall {
+public final class ReceiveContext implements ReceivedCall, ReadingCall {
     static final int FREE = 0;
     static final int POSTED = 1;
     static final int RECEIVED = 2;
@@ -41,7 +41,7 @@ public final class ReceiveContext implements ReceivedCall {
     static final int RELEASED = 4;
 
     private final int index;
-    private final ConnectionState owner;
+    private final ReceivingConnection owner;
     private final ByteBuffer buffer;
     private final ByteBuffer readOnly;
     private final ByteBuffer inlineView;
@@ -56,7 +56,7 @@ public final class ReceiveContext implements ReceivedCall {
     private boolean withReads;
     private volatile boolean replyDetached;
 
-    ReceiveContext(int index, ConnectionState owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
+    ReceiveContext(int index, ReceivingConnection owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
         this.index = index;
         this.owner = owner;
         this.buffer = region.buffer().slice(offset, length);
@@ -75,6 +75,7 @@ public final class ReceiveContext implements ReceivedCall {
         return buffer;
     }
 
+    @Override
     public ParsedHeader header() {
         return header;
     }
@@ -83,6 +84,7 @@ public final class ReceiveContext implements ReceivedCall {
         return request;
     }
 
+    @Override
     public ReadPlan readPlan() {
         return readPlan;
     }
@@ -220,7 +222,7 @@ public final class ReceiveContext implements ReceivedCall {
 
     @Override
     public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return owner.loop().lend(task, elsewhere);
+        return owner.runOnReceivingThread(task, elsewhere);
     }
 
     @Override

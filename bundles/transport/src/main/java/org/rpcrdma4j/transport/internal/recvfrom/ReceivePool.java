@@ -5,8 +5,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -44,7 +43,7 @@ public final class ReceivePool {
      *
      * @throws VerbsException when registration fails (nothing stays registered)
      */
-    public ReceivePool(ConnectionState owner, ProtectionDomain pd, int count, int bufferLength, int credits, int batch,
+    public ReceivePool(ReceivingConnection owner, ProtectionDomain pd, int count, int bufferLength, int credits, int batch,
                 RpcRdmaLimits limits, Counters counters) throws VerbsException {
         this.region = pd.registerMemory(ByteBuffer.allocateDirect(count * bufferLength), Access.LOCAL_WRITE);
         this.contexts = new ReceiveContext[count];
@@ -146,6 +145,7 @@ public final class ReceivePool {
             last = ctx.request();
         }
         int done = n;
+        counters.increment(Counter.RECEIVE_POSTS); // also by the send side, off the loop: atomic, once per batch
         try {
             qp.postReceive(first);
         } catch (VerbsException e) {

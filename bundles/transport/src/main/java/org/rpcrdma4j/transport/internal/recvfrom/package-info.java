@@ -6,6 +6,12 @@
  * {@link org.rpcrdma4j.transport.internal.recvfrom.ReceivePool},
  * {@link org.rpcrdma4j.transport.internal.recvfrom.CallAssembler}).
  *
+ * <p>Layering: uses the READ engine, the reply path and {@code common} only. The connection a call
+ * arrives on, the loop that receives it and the back channel that takes backward replies are
+ * above it, seen here as {@link org.rpcrdma4j.transport.internal.recvfrom.ReceivingConnection},
+ * {@link org.rpcrdma4j.transport.internal.recvfrom.ReceivingLoop} and
+ * {@link org.rpcrdma4j.transport.internal.recvfrom.BackwardReplies}.
+ *
  * <p>Threading: the owning connection's completion loop.
  */
 package org.rpcrdma4j.transport.internal.recvfrom;

@@ -3,7 +3,7 @@ package org.rpcrdma4j.transport.internal.sendto;
 import org.rpcrdma4j.codec.ReplyEncoder;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 
 /**
  * ErrorReplies - answer a message this side cannot process with RDMA_ERROR (RFC 8166 §4.5).

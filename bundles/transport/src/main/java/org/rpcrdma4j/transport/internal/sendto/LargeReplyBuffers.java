@@ -3,7 +3,7 @@ package org.rpcrdma4j.transport.internal.sendto;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 
 /**
  * LargeReplyBuffers - the memory a reply that outgrows its pending reply's own buffer is encoded

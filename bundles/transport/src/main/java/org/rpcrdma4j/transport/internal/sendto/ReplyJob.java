@@ -9,7 +9,6 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 
 /**
  * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
@@ -36,7 +35,7 @@ public final class ReplyJob implements PendingReply {
     /** {@link #sameKey}: two segments so far named different keys. */
     private static final long MIXED_KEYS = -2;
 
-    private final ConnectionState connection;
+    private final ReplyConnection connection;
     /** The pool this context returns to; null for one made beyond the pool's bound. */
     private final ReplyJobPool pool;
     /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
@@ -57,7 +56,7 @@ public final class ReplyJob implements PendingReply {
     private final ByteBuffer[] borrowed = new ByteBuffer[2];
     private int borrowedCount;
 
-    ReplyJob(ConnectionState connection, ReplyJobPool pool, RpcRdmaLimits limits) {
+    ReplyJob(ReplyConnection connection, ReplyJobPool pool, RpcRdmaLimits limits) {
         this.connection = connection;
         this.pool = pool;
         this.call = new ParsedHeader(limits);

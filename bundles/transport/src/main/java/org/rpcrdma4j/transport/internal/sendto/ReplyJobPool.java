@@ -1,7 +1,6 @@
 package org.rpcrdma4j.transport.internal.sendto;
 
 import org.rpcrdma4j.codec.RpcRdmaLimits;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 
 /**
  * ReplyJobPool - the pooled per-call contexts ({@link ReplyJob}) of one connection: a call's
@@ -18,13 +17,13 @@ import org.rpcrdma4j.transport.internal.connection.ConnectionState;
  * a short lock that is almost never contended, and no allocation once warm.
  */
 public final class ReplyJobPool {
-    private final ConnectionState connection;
+    private final ReplyConnection connection;
     private final RpcRdmaLimits limits;
     private final ReplyJob[] free;
     private int freeCount;
     private int created;
 
-    public ReplyJobPool(ConnectionState connection, RpcRdmaLimits limits, int capacity) {
+    public ReplyJobPool(ReplyConnection connection, RpcRdmaLimits limits, int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity " + capacity + " must be positive");
         }

@@ -1,8 +1,8 @@
 package org.rpcrdma4j.transport.internal.sendto;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.VerbsException;
 

@@ -2,7 +2,7 @@ package org.rpcrdma4j.transport.internal.sendto;
 
 import java.nio.ByteBuffer;
 
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;

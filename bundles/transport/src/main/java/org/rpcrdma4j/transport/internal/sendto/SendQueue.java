@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
-import org.rpcrdma4j.transport.internal.connection.WorkRequestIds;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.CompletionStatus;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
@@ -193,6 +193,7 @@ public final class SendQueue {
         try {
             queuePair.postSend(context.request());
             counters.incrementOwned(Counter.SENDS);
+            counters.incrementOwned(Counter.SEND_POSTS);
             return true;
         } catch (VerbsException e) {
             unreserve(1);
@@ -286,6 +287,13 @@ public final class SendQueue {
 
     /** @return a request to post directly (used by READ chains); slots MUST be reserved first */
     public void postChain(SendWorkRequest first) throws VerbsException {
-        queuePair.postSend(first);
+        // counted before the post, as the reply it may carry can reach its client first
+        counters.incrementOwned(Counter.SEND_POSTS);
+        try {
+            queuePair.postSend(first);
+        } catch (VerbsException e) {
+            counters.addOwned(Counter.SEND_POSTS, -1);
+            throw e;
+        }
     }
 }

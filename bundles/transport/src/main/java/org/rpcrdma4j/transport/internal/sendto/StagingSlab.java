@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.rpcrdma4j.transport.internal.connection.PoolShare;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.VerbsException;

@@ -7,6 +7,9 @@
  * the reply staging that RDMA WRITEs read from (a loop's slab, a connection's share of it), and
  * the protocol's error replies ({@link org.rpcrdma4j.transport.internal.sendto.ErrorReplies}).
  *
+ * <p>Layering: uses {@code common} only; the connection a reply goes out on is seen here as a
+ * {@link org.rpcrdma4j.transport.internal.sendto.ReplyConnection}.
+ *
  * <p>Threading: under the connection's send lock (the loop, or the worker that built the reply).
  */
 package org.rpcrdma4j.transport.internal.sendto;

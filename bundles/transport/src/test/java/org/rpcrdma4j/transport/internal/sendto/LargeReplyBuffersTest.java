@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.transport.Counter;
-import org.rpcrdma4j.transport.internal.connection.Counters;
+import org.rpcrdma4j.transport.internal.common.Counters;
 
 /** The shared pool of large reply buffers: size classes, reuse, the idle bound, refusals. */
 class LargeReplyBuffersTest {

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.internal.connection;
+package org.rpcrdma4j.transport.internal.common;
 
 /**
  * WorkRequestIds - what a work request id says: the kind of request and a slot index (every
@@ -30,7 +30,7 @@ public final class WorkRequestIds {
         return ((long) kind << KIND_SHIFT) | (index & 0xffff_ffffL);
     }
 
-    static int kind(long id) {
+    public static int kind(long id) {
         return (int) (id >>> KIND_SHIFT);
     }
 

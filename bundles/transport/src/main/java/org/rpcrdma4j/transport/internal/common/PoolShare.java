@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.internal.connection;
+package org.rpcrdma4j.transport.internal.common;
 
 /**
  * PoolShare - the fair-share policy of one pool that the connections of a completion loop share

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.internal.connection;
+package org.rpcrdma4j.transport.internal.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

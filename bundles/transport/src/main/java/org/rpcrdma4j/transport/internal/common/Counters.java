@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.internal.connection;
+package org.rpcrdma4j.transport.internal.common;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package org.rpcrdma4j.transport.internal.connection;
+package org.rpcrdma4j.transport.internal.backchannel;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -7,15 +7,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
-import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.RpcHeaderCheck;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
-import org.rpcrdma4j.transport.internal.CompletionLoop;
+import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.recvfrom.BackwardReplies;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.sendto.SendContext;
 import org.rpcrdma4j.transport.internal.sendto.SendQueue;
@@ -37,7 +38,7 @@ import org.rpcrdma4j.transport.internal.sendto.SendQueue;
  * guarded by this object's monitor (backward calls are rare: callbacks, not data); the send
  * queue is touched by the completion thread only.
  */
-public final class ConnectionBackchannel implements Backchannel {
+public final class ConnectionBackchannel implements Backchannel, BackwardReplies {
     /** Words of a backward call's transport header: the fixed four and three empty chunk lists. */
     static final int HEADER_WORDS = RpcRdma.MIN_MSG_HEADER_WORDS;
     static final int HEADER_BYTES = HEADER_WORDS * Integer.BYTES;
@@ -46,7 +47,7 @@ public final class ConnectionBackchannel implements Backchannel {
     private static final int RPC_HEADER_BYTES = 2 * Integer.BYTES;
 
     private final RdmaConnection connection;
-    private final CompletionLoop loop;
+    private final BackchannelLoop loop;
     private final Counters counters;
     private final int maxCredits;
     private final int sendLimit;
@@ -62,7 +63,7 @@ public final class ConnectionBackchannel implements Backchannel {
      * @param maxCredits backward calls outstanding at most (0: no back channel)
      * @param sendLimit the most bytes one SEND may carry: the client's receive size within our send buffer
      */
-    ConnectionBackchannel(RdmaConnection connection, CompletionLoop loop, Counters counters, int maxCredits, int sendLimit) {
+    public ConnectionBackchannel(RdmaConnection connection, BackchannelLoop loop, Counters counters, int maxCredits, int sendLimit) {
         this.connection = connection;
         this.loop = loop;
         this.counters = counters;
@@ -160,7 +161,7 @@ public final class ConnectionBackchannel implements Backchannel {
      *
      * @return the number of calls posted, or -1 when a post failed (the connection must close)
      */
-    int pump(SendQueue sendQueue) {
+    public int pump(SendQueue sendQueue) {
         int sent = 0;
         while (true) {
             Waiting next;
@@ -213,6 +214,7 @@ public final class ConnectionBackchannel implements Backchannel {
      * @return true when the message was a reply (handled or dropped and counted); false when it
      *         is a forward call for the call path
      */
+    @Override
     public boolean takeReply(ReceiveContext ctx) {
         ParsedHeader header = ctx.header();
         if (header.proc() != RpcRdma.RDMA_MSG || header.bodyLength() < RPC_HEADER_BYTES
@@ -265,6 +267,7 @@ public final class ConnectionBackchannel implements Backchannel {
      *
      * @return true when the message was a reply (refused or unmatched, counted); false for a call
      */
+    @Override
     public boolean takeAssembledReply(ReceiveContext ctx) {
         if (ctx.bodyLength() < RPC_HEADER_BYTES || Xdr.intAt(ctx.body(), Integer.BYTES) != RPC_REPLY) {
             return false;
@@ -303,7 +306,7 @@ public final class ConnectionBackchannel implements Backchannel {
      * close() - the connection is closing: every call outstanding or waiting fails (counted),
      * and the handler is told once. Completion thread only; idempotent.
      */
-    void close() {
+    public void close() {
         int failed;
         synchronized (this) {
             if (closed) {

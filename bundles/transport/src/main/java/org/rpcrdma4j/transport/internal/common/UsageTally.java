@@ -1,12 +1,11 @@
-package org.rpcrdma4j.transport.internal;
+package org.rpcrdma4j.transport.internal.common;
 
 import org.rpcrdma4j.transport.ResourceUsage;
-import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 
 /**
- * UsageTally - what the loops and their connections hold, added up by {@link CompletionLoop#addUsage}
- * and {@link ConnectionState#addUsage} for {@link TransportEngine#usage()}: one named field per pool,
- * turned into the public {@link ResourceUsage} at the end.
+ * UsageTally - what the completion loops and their connections hold, added up pool by pool for
+ * the transport's resource usage: one named field per pool, each filled by the part that owns the
+ * pool, turned into the public {@link ResourceUsage} at the end.
  *
  * <p>Threading: filled by one thread while no loop runs concurrently (leak checks and tests).
  */
@@ -15,14 +14,14 @@ public final class UsageTally {
     public int postedReceives;
     public int sendBuffersInUse;
     public int readsInFlight;
-    int outstandingSinks;
-    int sinkRegistrations;
-    int connections;
-    int replyStagingBytes;
+    public int outstandingSinks;
+    public int sinkRegistrations;
+    public int connections;
+    public int replyStagingBytes;
     public int sendQueueSlotsInUse;
     public long registeredBytes;
 
-    ResourceUsage toResourceUsage() {
+    public ResourceUsage toResourceUsage() {
         return new ResourceUsage(heldReceiveContexts, postedReceives, sendBuffersInUse, readsInFlight, outstandingSinks,
                 sinkRegistrations, connections, replyStagingBytes, sendQueueSlotsInUse, registeredBytes);
     }

@@ -1,0 +1,135 @@
+"""Tests of lab/labtool.py and lab/records.py (python3 -m unittest lab/test_labtool.py).
+
+The committed reports are the reference: labtool.py report, given a committed results folder and
+the arguments lab/run gave it, must write the committed .md again, byte for byte.
+"""
+import contextlib
+import glob
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, LAB)
+import labtool  # noqa: E402
+import records  # noqa: E402
+
+# lab/run's arguments to `labtool.py report` (but lab_dir, the checkout's own path) are kept in
+# each results folder's report-args.txt, one key=value a line, so a committed report can be
+# written again from its folder. Folders from before lab/run kept them have none (their args
+# were read back from the committed report's header and Time table for 2026-12-05-1911 and -1923).
+
+
+def report_args(rdir):
+    """The arguments lab/run gave labtool.py report for this results folder."""
+    with open(os.path.join(rdir, "report-args.txt"), encoding="utf-8") as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if line.strip())
+
+
+RESULTS_WITH_ARGS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(LAB, "results", "*", "report-args.txt")))
+
+# The two sections made from the flight recordings (raw/jfr/, not committed): without them the
+# report says "no flight recording" there, so these sections are compared only when raw/jfr/ exists.
+JFR_SECTIONS = ("## Compilation over the JVM's life (JFR)", "## Where our server's time goes (JFR)")
+
+
+def without_jfr_sections(text):
+    out, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            skipping = line in JFR_SECTIONS
+            if skipping:
+                out.append(line + "\n(compared only with raw/jfr/)")
+                continue
+        if not skipping:
+            out.append(line)
+    return "\n".join(out)
+
+
+def report(rdir, args, out_dir):
+    out = os.path.join(out_dir, "report.md")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = labtool.report([rdir, out] + ["%s=%s" % kv for kv in args.items()])
+    with open(out, encoding="utf-8") as f:
+        return status, f.read(), err.getvalue()
+
+
+class CommittedReports(unittest.TestCase):
+    def test_reports_are_written_again_byte_for_byte(self):
+        self.assertGreaterEqual(len(RESULTS_WITH_ARGS), 2, "results folders with report-args.txt")
+        for rdir in RESULTS_WITH_ARGS:
+            with self.subTest(results=os.path.basename(rdir)), tempfile.TemporaryDirectory() as tmp:
+                with open(rdir + ".md", encoding="utf-8") as f:
+                    expected = f.read()
+                _, got, err = report(rdir, dict(report_args(rdir), lab_dir=LAB), tmp)
+                self.assertNotIn("labtool:", err)  # no record outside the schema
+                if not os.path.isdir(os.path.join(rdir, "raw", "jfr")):
+                    expected, got = without_jfr_sections(expected), without_jfr_sections(got)
+                self.assertEqual(expected, got)
+
+
+class Schema(unittest.TestCase):
+    def test_the_workload_writes_the_kinds_of_the_schema(self):
+        p = subprocess.run([sys.executable, os.path.join(LAB, "labtool.py"), "check-schema",
+                            os.path.join(LAB, "guest", "workload")], capture_output=True, text=True)
+        self.assertEqual(0, p.returncode, p.stderr)
+
+    def test_a_workload_that_disagrees_fails(self):
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            script = f.read()
+        script = script.replace('rec transports $F transports-$F.txt', 'rec transports $F')
+        script = re.sub(r"(?m)^.*\brec recall\b.*$", "  rec recalled $K x", script)
+        problems = records.check_workload(script)
+        self.assertTrue(any("'recalled' is not in lab/records.py" in p for p in problems), problems)
+        self.assertTrue(any("'recall' is written nowhere" in p for p in problems), problems)
+        self.assertFalse(any("transports" in p for p in problems), problems)  # the output is optional
+        script = script.replace('rec peer $F ran "peer-$F.tap" $prc', 'rec peer $F ran "peer-$F.tap" $prc extra')
+        self.assertTrue(any("peer record with 5 fields" in p for p in records.check_workload(script)))
+
+    def test_every_committed_results_folder_fits_the_schema(self):
+        for tsv in sorted(glob.glob(os.path.join(LAB, "results", "*", "results.tsv"))):
+            with self.subTest(results=os.path.basename(os.path.dirname(tsv))):
+                with open(tsv, encoding="utf-8", errors="replace") as f:
+                    self.assertEqual([], records.parse(f).warnings)
+
+    def test_fields_are_read_by_name_with_defaults_for_older_records(self):
+        recs = records.parse(["run\ttcp\tseqread\t1\tfio/tcp-seqread-1.json\t0\t10.5\t30.5\t1\t2\t3\t4\t5\n",
+                              "\n", "server\ttcp\tavailable\n"])
+        run = recs.of("run")[0]
+        self.assertEqual(("tcp", "seqread", "5", ""), (run.key, run.job, run.gc, run.sys))
+        self.assertEqual("", recs.of("server")[0].detail)
+        self.assertEqual([], recs.warnings)
+
+
+class MalformedLines(unittest.TestCase):
+    def test_a_malformed_line_is_warned_about_by_number_and_the_report_is_written(self):
+        lines = ["info\tclk_tck\t100",
+                 "bogus\tsomething",  # line 2: an unknown kind
+                 "server\ttcp\tavailable\tNFSv3 over TCP",
+                 "check\ttcp",  # line 4: too few fields
+                 "check\ttcp\tfile-0\tok\tmd5 x\tone too many",  # line 5
+                 "run\ttcp\tseqread\t1\tfio/none.json\t0\tnot-a-time\t\tx",
+                 "fio\tknfsd\tseqwrite\tfio/knfsd-seqwrite.json\t0"]  # a retired kind: no warning
+        with tempfile.TemporaryDirectory() as tmp:
+            rdir = os.path.join(tmp, "results")
+            os.makedirs(rdir)
+            with open(os.path.join(rdir, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            status, md, err = report(rdir, {"phases": "tcp", "fabrics": "rxe"}, tmp)
+        self.assertIn("line 2: unknown record kind 'bogus'", err)
+        self.assertIn("line 4: check record with 1 fields after its kind, at least 3 expected", err)
+        self.assertIn("line 5: check record with 5 fields after its kind, at most 4 expected", err)
+        self.assertNotIn("line 7", err)
+        self.assertNotIn("line 1:", err)
+        self.assertIn("| our TCP | 1 of 1 | none |", md)
+        self.assertIn("## Verdict", md)
+        self.assertEqual(1, status)  # fio without a result for tcp
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1036,7 +1036,7 @@ def backchannel_section(run):
         w("| server | BACKWARD_CALLS | BACKWARD_REPLIES | BACKWARD_TIMEOUTS | BACKWARD_CALLS_FAILED | output |")
         w("|---|---:|---:|---:|---:|---|")
         for b in run.of("backchannel"):
-            if not b.calls.isdigit():  # run 2026-12-05-1923's recall: the listing's words, not counters (a lab bug)
+            if not b.calls.isdigit():  # a committed folder whose recorder kept the listing's words, not counters
                 output = next((x for x in (b.replies, b.timeouts, b.calls_failed, b.output) if x.endswith(".txt")), "")
                 w("| %s | not parsed | | | | %s |" % (label(b.key), output))
                 continue
@@ -1076,7 +1076,7 @@ def recall_section(run):
         ("| server | strategy | DELEGRETURN | conflicting open (rc, s) | BACKWARD_CALLS | BACKWARD_REPLIES |",
          "|---|---|---|---|---:|---:|"))
     for r in recalls:
-        # run 2026-12-05-1923 recorded the listing's first words here (a lab bug): shown as unparsed
+        # a committed folder may hold the listing's first words here instead of counters: shown as unparsed
         num = lambda x: x if x.isdigit() else "not parsed (see the output file)"
         w("| %s | %s | %s → %s | %s, %s s | %s | %s |" % (label(r.key), r.strategy, r.delegreturn_before,
                                                         r.delegreturn_after, r.open_rc, r.open_s, num(r.calls),

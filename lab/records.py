@@ -66,7 +66,7 @@ KINDS = {
     "conformance-failed": Kind(("fabric", "test", "message"), 1, "a failed test of the conformance suite"),
 }
 
-# Kinds that older results folders hold (up to 2026-12-03-1011) and nothing reads: not warned about.
+# Kinds that some committed results folders hold and nothing reads: not warned about.
 RETIRED = {"fio": "one fio job (superseded by run)"}
 
 for _k, _v in KINDS.items():

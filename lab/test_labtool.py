@@ -20,8 +20,7 @@ import records  # noqa: E402
 
 # lab/run's arguments to `labtool.py report` (but lab_dir, the checkout's own path) are kept in
 # each results folder's report-args.txt, one key=value a line, so a committed report can be
-# written again from its folder. Folders from before lab/run kept them have none (their args
-# were read back from the committed report's header and Time table for 2026-12-05-1911 and -1923).
+# written again from its folder. Folders without that file are not regenerated here.
 
 
 def report_args(rdir):

@@ -162,10 +162,10 @@ public final class Xdr3 {
      * (rpcrdma4j releases the call once its reply is sent; oncrpc4j never disposes a record
      * during its dispatch).
      *
-     * <p>Before: a 1 MiB WRITE allocated a 1 MiB byte[] and the JDK copied it again into a direct
-     * buffer to write; then (ad95329) a payload within one piece became a view, but one spanning
-     * several pieces was still gathered into a new heap buffer by Grizzly's toByteBuffer (lab run
-     * 2026-12-03-2011: 254 MB in 22 s of 1 MiB sequential writes, all of the data).
+     * <p>Why pieces: decoding a 1 MiB WRITE's payload into a byte[] (or letting Grizzly's
+     * toByteBuffer gather a payload that spans several pieces into a new heap buffer) allocates
+     * every byte written, and the JDK copies a heap buffer once more into a direct one to write
+     * it; the views cost neither.
      *
      * @return the payload's pieces: read-only, each positioned at 0, together {@code length} bytes
      */

@@ -220,8 +220,8 @@ public final class LoopbackFaults {
      * Makes a connection's queue pair lose its flushes, as Soft-iWARP (siw) of Linux 6.1 does for
      * a user queue pair: once the queue pair is in the error state, the requests still outstanding
      * and those posted afterwards complete neither as flushed nor otherwise; they stay outstanding
-     * until the queue pair is destroyed (lab runs 2026-12-03-1248 and -1749: a receive left
-     * unflushed after a TERMINATE, an RDMA READ posted after it that never completed). Errors that
+     * until the queue pair is destroyed (a receive left unflushed after a TERMINATE, an RDMA READ
+     * posted after it that never completes). Errors that
      * end a request before the queue pair fails (the fault that fails it) still complete.
      *
      * @param connection a connection of this fabric, either side, with a queue pair

@@ -11,15 +11,14 @@ import org.rpcrdma4j.transport.internal.common.Counters;
  * reused.
  *
  * <p>Why: oncrpc4j grows an XDR stream that runs out of room by allocating a larger heap buffer
- * and copying what was encoded. An NFS READ of 1 MiB did that on every call: a 1 MiB heap
- * allocation (a humongous object for G1, zeroed) per reply, 99 % of the bytes our RDMA server
- * allocated in the 1 MiB sequential-read workload of lab run 2026-12-03-1749. A pending reply
- * now borrows one of these instead ({@link ReplyJob#largerReplyBuffer}) and gives it back when it
+ * and copying what was encoded. An NFS READ of 1 MiB would do that on every call: a 1 MiB heap
+ * allocation (a humongous object for G1, zeroed) per reply, nearly all the bytes the server
+ * allocates under 1 MiB sequential reads. A pending reply borrows one of these instead ({@link ReplyJob#largerReplyBuffer}) and gives it back when it
  * is recycled, which is after the transport has copied the reply into registered memory or
  * dropped it: never while anything still reads it.
  *
  * <p>Bounded: buffers up to {@link #LARGEST} bytes, and at most {@code retainedLimit} bytes kept
- * idle; a request beyond the largest class gets null (the caller grows on the heap as before),
+ * idle; a request beyond the largest class gets null (the caller grows its stream on the heap),
  * a buffer given back beyond the idle limit is left to the garbage collector.
  *
  * <p>Threading: any thread (workers encode replies, the completion loops recycle them); one lock

@@ -300,23 +300,32 @@ class RdmaHostedTransportTest {
         int calls = 64;
         byte[] small = RpcWire.opaqueArgument("inline".getBytes());
         List<String> report = new ArrayList<>();
-        long[] inline = perRpc(client, calls, report, "inline",
+        // completions per RPC: the receive and the SEND, and one per signaled RDMA WRITE
+        int inlineCompletions = 2;
+        int writeChunkCompletions = 3;
+        int replyChunkCompletions = 3;
+        long[] inline = perRpc(client, calls, report, "inline", inlineCompletions,
                 () -> CallRequest.builder(call(BulkProgram.ECHO, small)).build());
-        long[] writeChunk = perRpc(client, calls, report, "write chunk (64 KiB, one segment)",
+        long[] writeChunk = perRpc(client, calls, report, "write chunk (64 KiB, one segment)", writeChunkCompletions,
                 () -> CallRequest.builder(call(BulkProgram.BULK, RpcWire.intArgument(64 << 10))).writeChunk(64 << 10).build());
-        long[] replyChunk = perRpc(client, calls, report, "reply chunk (100,000 B, one segment)",
+        long[] replyChunk = perRpc(client, calls, report, "reply chunk (100,000 B, one segment)", replyChunkCompletions,
                 () -> CallRequest.builder(call(BulkProgram.BULK, RpcWire.intArgument(100_000))).replyChunk(128 << 10).build());
         System.out.println("Per RPC (send posts, receive posts, completions) x " + calls + ": " + report);
-        assertEquals(List.of((long) calls, (long) 2 * calls), List.of(inline[0], inline[2]), "inline: " + report);
-        assertEquals(List.of((long) calls, (long) 3 * calls), List.of(writeChunk[0], writeChunk[2]), "write chunk: " + report);
-        assertEquals(List.of((long) calls, (long) 3 * calls), List.of(replyChunk[0], replyChunk[2]), "reply chunk: " + report);
+        assertEquals(List.of((long) calls, (long) inlineCompletions * calls), List.of(inline[0], inline[2]), "inline: " + report);
+        assertEquals(List.of((long) calls, (long) writeChunkCompletions * calls), List.of(writeChunk[0], writeChunk[2]),
+                "write chunk: " + report);
+        assertEquals(List.of((long) calls, (long) replyChunkCompletions * calls), List.of(replyChunk[0], replyChunk[2]),
+                "reply chunk: " + report);
         for (long[] kind : List.of(inline, writeChunk, replyChunk)) {
             assertTrue(kind[1] <= calls / 8 + 1, "receives reposted in batches of 8: " + report);
         }
     }
 
-    /** Runs calls one at a time and returns the deltas of SEND_POSTS, RECEIVE_POSTS and COMPLETIONS. */
-    private long[] perRpc(RpcRdmaClient client, int calls, List<String> report, String kind,
+    /**
+     * Runs calls one at a time and returns the deltas of SEND_POSTS, RECEIVE_POSTS and COMPLETIONS,
+     * after waiting (up to 10 s) for the {@code completionsPerRpc} completions of every RPC sent.
+     */
+    private long[] perRpc(RpcRdmaClient client, int calls, List<String> report, String kind, int completionsPerRpc,
                           java.util.function.Supplier<CallRequest> request) throws Exception {
         long posts = stats().get(Counter.SEND_POSTS);
         long receivePosts = stats().get(Counter.RECEIVE_POSTS);
@@ -326,7 +335,7 @@ class RdmaHostedTransportTest {
             assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(client.call(request.get(), TIMEOUT), true)), kind);
         }
         // the last SEND's completion may be polled after its reply reached the client
-        long expected = completions + (stats().get(Counter.SENDS) - sends) * (kind.equals("inline") ? 2 : 3);
+        long expected = completions + (stats().get(Counter.SENDS) - sends) * completionsPerRpc;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (stats().get(Counter.COMPLETIONS) < expected && System.nanoTime() < deadline) {
             Thread.sleep(1);

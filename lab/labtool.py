@@ -517,9 +517,11 @@ def runs_of(run, k, job):
                 n["secs"] = float(r.t1) - float(r.t0)
                 n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [
                     float(x) / run.hz for x in (r.guest_busy, r.guest_all, r.server, r.jit, r.gc)]
-                # the server threads' system time (runs before 2026-12-04 did not record it)
-                sys_ticks = opt_float(r.sys)
-                n["sys"] = None if sys_ticks is None else sys_ticks / run.hz
+                # the server threads' system time; the JVM process's user time, the compilers' and the
+                # flight recorder's (fields some committed folders' records do not have)
+                ticks = lambda v: None if opt_float(v) is None else opt_float(v) / run.hz
+                n["sys"], n["jfr"] = ticks(r.sys), ticks(r.jfr)
+                n["puser"], n["jituser"] = ticks(r.proc_user), ticks(r.jit_user)
             except ValueError:
                 n["secs"] = None
             out.append(n)
@@ -564,6 +566,13 @@ def job_medians(rs):
     m["jit"] = median([100 * r["jit"] / r["srv"] for r in cost if r["srv"]])
     m["jitv"] = median([100 * r["jit"] / r["secs"] for r in cost if r["secs"]])
     m["kern"] = median([100 * r["sys"] / r["srv"] for r in cost if r["srv"] and r.get("sys") is not None])
+    # user mode of the server's own work: the JVM process's user time less the compilers' user time and
+    # the flight recorder's threads' (the lab's profiler); only where the records have the process's time
+    user = [(r, r["puser"] - r["jituser"] - (r["jfr"] or 0)) for r in cost
+            if r.get("puser") is not None and r.get("jituser") is not None and r.get("sys") is not None]
+    m["u_kop"] = median([u / (r["ops"] / 1e3) for r, u in user if r["ops"]])
+    m["u_gb"] = median([u / (r["bytes"] / 1e9) for r, u in user if r["bytes"]])
+    m["k_kop"] = median([r["sys"] / (r["ops"] / 1e3) for r, _ in user if r["ops"]])
     return m
 
 
@@ -609,6 +618,7 @@ def throughput_section(run, f, fkeys, med, load):
                     label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
     w("")
     cost_section(run, f, fkeys, med)
+    user_cpu_section(run, f, fkeys, med, "tcp", "our TCP")
 
 
 def cost_section(run, f, fkeys, med):
@@ -642,6 +652,35 @@ def cost_section(run, f, fkeys, med):
     w("")
 
 
+def user_cpu_section(run, f, fkeys, med, tcp, tcp_label):
+    """Our JVM's user-mode CPU per operation and per GB, with the kernel time beside it, and the
+    ratio to our TCP server's for the same workload (issue #33's bar: RDMA at most 0.5x TCP)."""
+    w = run.w
+    jvm_keys = [k for k in fkeys if not k.startswith("knfsd")]
+    if not any(med.get((k, job), {}).get("u_kop") is not None for k in jvm_keys for job, _, _ in JOBS):
+        return
+    w("#### User-mode CPU of our server on %s" % f)
+    w("")
+    w("Medians over the runs: *user* = our JVM's threads' CPU in user mode, less the JIT compiler's threads "
+      "and the flight recorder's (compiling and the lab's profiler are not the cost of an operation), from the "
+      "process's own count, which keeps the time of threads that ended; *kernel* = its threads' system time, "
+      "which over rxe includes the device's protocol work done in the posting thread. *user vs %s* = per operation, against the same workload over %s (the bar: at most 0.5)."
+      % (tcp_label, tcp_label))
+    w("")
+    w("| workload | server | user s/1k ops | user s/GB | kernel s/1k ops | user vs %s |" % tcp_label)
+    w("|---|---|---:|---:|---:|---:|")
+    for job, _, desc in JOBS:
+        base = med.get((tcp, job), {}).get("u_kop")
+        for k in jvm_keys:
+            m = med.get((k, job))
+            if not m or m.get("u_kop") is None:
+                continue
+            w("| %s | %s | %s | %s | %s | %s |" % (
+                desc, label(k), fmt(m["u_kop"], 2), fmt(m["u_gb"], 1), fmt(m["k_kop"], 2),
+                "" if k == tcp else ratio(m["u_kop"], base)))
+    w("")
+
+
 def nfs4_throughput_section(run, f, fkeys, med, load):
     """The NFSv4.1 throughput table of fabric f (nfs4 phase), with the console switch's row."""
     w = run.w
@@ -672,6 +711,7 @@ def nfs4_throughput_section(run, f, fkeys, med, load):
             fmt(median([x["iops"] for x in sws]), 0), fmt(median([x["p50"] for x in sws]), 0),
             fmt(median([x["p99"] for x in sws]), 0)))
     w("")
+    user_cpu_section(run, f, fkeys, med, "nfs4.tcp", "nfs4j TCP")
 
 
 def throughput_sections(run, ran):

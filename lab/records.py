@@ -21,8 +21,10 @@ import sys
 # cpu_delta in the workload: the CPU clock ticks of a measured window, the guest's (/proc/stat:
 # busy and all, every vCPU) and the server's threads (cpu_snap: all of them, of them the C1/C2
 # compilers', the GC's, the flight recorder's, their system time, and our own rpcrdma4j-* threads';
-# knfsd: its nfsd threads, with jit, gc and jfr 0). One `$(cpu_delta ...)` argument is these fields.
-CPU_FIELDS = ("guest_busy", "guest_all", "server", "jit", "gc", "jfr", "sys", "own")
+# then the JVM process's user and system time, which keep the time of threads that ended, and the
+# compilers' user time; knfsd: its nfsd threads, with jit, gc and jfr 0). One `$(cpu_delta ...)`
+# argument is these fields; records of earlier folders end after "own" or "sys".
+CPU_FIELDS = ("guest_busy", "guest_all", "server", "jit", "gc", "jfr", "sys", "own", "proc_user", "proc_sys", "jit_user")
 
 # fields: the names of a kind's fields after the kind, in order; required: how many of them every
 # record of the kind has (0 where the report has always read a short record's missing fields as

@@ -130,5 +130,40 @@ class MalformedLines(unittest.TestCase):
         self.assertEqual(1, status)  # fio without a result for tcp
 
 
+class UserCpu(unittest.TestCase):
+    """The user-mode CPU per operation of our JVM (issue #33's bar against our TCP server)."""
+
+    @staticmethod
+    def one_run(ops, server, sys, jit, jfr, puser, jituser):
+        return {"mbs": 1.0, "iops": 1.0, "p50": 1.0, "p99": 1.0, "bytes": ops * 4096, "ops": ops, "secs": 20.0,
+                "gbusy": 30.0, "gall": 40.0, "srv": server, "jit": jit, "gc": 0.0, "sys": sys, "jfr": jfr,
+                "puser": puser, "jituser": jituser}
+
+    def test_user_time_is_the_processs_less_the_compilers_and_the_recorders(self):
+        m = labtool.job_medians([self.one_run(1000, 10.0, 4.0, 1.0, 0.5, 7.0, 0.9)])
+        self.assertAlmostEqual(7.0 - 0.9 - 0.5, m["u_kop"])
+        self.assertAlmostEqual(4.0, m["k_kop"])
+
+    def test_records_without_the_processs_time_give_no_user_figure_and_no_section(self):
+        m = labtool.job_medians([self.one_run(1000, 10.0, 4.0, 1.0, 0.5, None, None)])
+        self.assertIsNone(m["u_kop"])
+        lines = []
+        run = type("R", (), {"w": lines.append})()
+        labtool.user_cpu_section(run, "rxe", ["tcp", "lkey.rxe"], {("tcp", "randread"): m, ("lkey.rxe", "randread"): m},
+                                 "tcp", "our TCP")
+        self.assertEqual([], lines)
+
+    def test_rdma_rows_carry_their_ratio_to_tcp(self):
+        tcp = labtool.job_medians([self.one_run(1000, 10.0, 4.0, 0.0, 0.0, 6.0, 0.0)])
+        rdma = labtool.job_medians([self.one_run(1000, 5.0, 2.0, 0.0, 0.0, 3.0, 0.0)])
+        lines = []
+        run = type("R", (), {"w": lines.append})()
+        labtool.user_cpu_section(run, "rxe", ["knfsd.rxe", "tcp", "lkey.rxe"],
+                                 {("tcp", "randread"): tcp, ("lkey.rxe", "randread"): rdma}, "tcp", "our TCP")
+        self.assertIn("| rand. read 4 KiB, QD32 | our TCP | 6.00 | 1464.8 | 4.00 |  |", lines)
+        self.assertIn("| rand. read 4 KiB, QD32 | our RDMA lkey/rxe | 3.00 | 732.4 | 2.00 | 0.50× |", lines)
+        self.assertFalse(any("knfsd" in line for line in lines))
+
+
 if __name__ == "__main__":
     unittest.main()

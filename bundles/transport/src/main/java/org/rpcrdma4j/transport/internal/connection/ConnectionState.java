@@ -14,6 +14,7 @@ import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
@@ -273,17 +274,15 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
             fail(parts.sendQueue.failure());
         }
         if (!lifecycle.isClosing()) {
-            int replies = parts.replySender.pump();
-            if (replies < 0) {
+            if (parts.replySender.pump() == PostOutcome.FAILED) {
                 fail(parts.sendQueue.failure());
             } else {
-                work += replies;
+                work += parts.replySender.pumped();
             }
-            int calls = backchannel.pump(parts.sendQueue);
-            if (calls < 0) {
+            if (backchannel.pump(parts.sendQueue) == PostOutcome.FAILED) {
                 fail(parts.sendQueue.failure());
             } else {
-                work += calls;
+                work += backchannel.pumped();
             }
         }
         if (!lifecycle.isClosing()) {

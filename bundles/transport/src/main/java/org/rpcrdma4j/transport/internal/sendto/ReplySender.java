@@ -11,6 +11,7 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.SendOpcode;
@@ -76,6 +77,8 @@ public final class ReplySender {
     private boolean invalidate;
 
     private boolean starvedBuffers;
+    /** Replies the last pump posted or answered. */
+    private int pumped;
 
     public ReplySender(SendQueue sendQueue, ReplyStaging staging,
                 ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
@@ -110,36 +113,44 @@ public final class ReplySender {
     }
 
     /**
-     * pump() - post the queued replies, in order, as far as resources allow.
+     * pump() - post the queued replies, in order, as far as resources allow; {@link #pumped()}
+     * tells how many went.
      *
-     * @return the number of replies posted (or answered with ERR_CHUNK), or -1 when a post
+     * @return {@link PostOutcome#POSTED} when no reply is left waiting, {@link PostOutcome#MUST_WAIT}
+     *         when the head of the queue waits for resources, {@link PostOutcome#FAILED} when a post
      *         failed and the connection must close
      */
-    public int pump() {
-        int done = 0;
+    public PostOutcome pump() {
+        pumped = 0;
         while (!queue.isEmpty()) {
             ReplyJob job = queue.peekFirst();
             if (planned != job) {
                 plan(job);
             }
-            int result = mode == TOO_LARGE ? refuse(job) : post(job);
-            if (result == 0) {
-                return done;
+            boolean refused = mode == TOO_LARGE;
+            PostOutcome outcome = refused ? refuse(job) : post(job);
+            if (outcome == PostOutcome.MUST_WAIT) {
+                return outcome;
             }
             queue.pollFirst();
             planned = null;
             call = null;
             job.recycle();
-            if (mode == TOO_LARGE) {
+            if (refused) {
                 // Answered by an error reply, not a SEND of its own: done with it now.
                 repliesInTransit.decrementAndGet();
             }
-            if (result < 0) {
-                return -1;
+            if (outcome == PostOutcome.FAILED) {
+                return outcome;
             }
-            done++;
+            pumped++;
         }
-        return done;
+        return PostOutcome.POSTED;
+    }
+
+    /** @return replies the last {@link #pump()} posted or answered with ERR_CHUNK */
+    public int pumped() {
+        return pumped;
     }
 
     private void plan(ReplyJob job) {
@@ -192,21 +203,21 @@ public final class ReplySender {
         invalidateKey = invalidate ? job.invalidateKey() : 0;
     }
 
-    /** @return 1 when answered, 0 never, -1 when the post failed */
-    private int refuse(ReplyJob job) {
+    /** @return POSTED when answered with ERR_CHUNK, FAILED when the post failed (it never waits) */
+    private PostOutcome refuse(ReplyJob job) {
         counters.increment(Counter.REPLIES_TOO_LARGE);
-        return errorReplies.sendErrChunk(job.xid()) ? 1 : -1;
+        return errorReplies.sendErrChunk(job.xid()) ? PostOutcome.POSTED : PostOutcome.FAILED;
     }
 
-    /** @return 1 when posted, 0 when it must wait, -1 when the post failed */
-    private int post(ReplyJob job) {
+    /** @return whether the reply was posted, must wait for resources, or its post failed */
+    private PostOutcome post(ReplyJob job) {
         SendContext ctx = sendQueue.tryAcquire();
         if (ctx == null) {
             if (!starvedBuffers) {
                 starvedBuffers = true;
                 counters.increment(Counter.SEND_BUFFER_STARVATION);
             }
-            return 0;
+            return PostOutcome.MUST_WAIT;
         }
         starvedBuffers = false;
         MemoryRegion region = null;
@@ -219,19 +230,19 @@ public final class ReplySender {
                 repliesInTransit.decrementAndGet();
                 counters.increment(Counter.POST_FAILURES);
                 sendQueue.failed("registering the reply staging memory failed: " + e.getMessage());
-                return -1;
+                return PostOutcome.FAILED;
             }
             extent = staging.allocate(stagingBytes);
             if (extent < 0) {
                 // Waits for this connection's share or for the slab (the staging counts which).
                 sendQueue.abandon(ctx);
-                return 0;
+                return PostOutcome.MUST_WAIT;
             }
             ctx.holdStaging(extent, stagingBytes);
         }
         if (!sendQueue.reserve(requests)) {
             sendQueue.abandon(ctx);
-            return 0;
+            return PostOutcome.MUST_WAIT;
         }
         SendWorkRequest first = build(job, ctx, region, extent);
         ctx.carriesReply(true);
@@ -253,9 +264,9 @@ public final class ReplySender {
             counters.increment(Counter.POST_FAILURES);
             sendQueue.failed("posting a reply's " + (requests > 1 ? requests - 1 + " RDMA WRITE(s) and its " : "")
                     + (invalidate ? "SEND_WITH_INV" : "SEND") + " failed at request " + e.failedIndex() + ": " + e.getMessage());
-            return -1;
+            return PostOutcome.FAILED;
         }
-        return 1;
+        return PostOutcome.POSTED;
     }
 
     private SendWorkRequest build(ReplyJob job, SendContext ctx, MemoryRegion region, int extent) {

@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.internal.sendto;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
@@ -26,10 +26,18 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * reply sender's accessors under the connection's send lock.
  */
 public final class ReplyJob implements PendingReply {
-    private static final int FREE = 0;
-    private static final int OPEN = 1;
-    private static final int SENT = 2;
-    private static final int ABANDONED = 3;
+    /** Where a context is in its life cycle. */
+    private enum State {
+        /** In its pool. */
+        FREE,
+        /** The call's reply is detached: the RPC layer owns it. */
+        OPEN,
+        /** The reply was sent: the connection's reply sender owns it. */
+        SENT,
+        /** The RPC layer gave up on the reply. */
+        ABANDONED
+    }
+
     /** {@link #singleKey}: the call's segments name no key, or more than one. */
     private static final long NO_SINGLE_KEY = -1;
     /** {@link #sameKey}: two segments so far named different keys. */
@@ -40,7 +48,7 @@ public final class ReplyJob implements PendingReply {
     private final ReplyJobPool pool;
     /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
     private final ParsedHeader call;
-    private final AtomicInteger state = new AtomicInteger(FREE);
+    private final AtomicReference<State> state = new AtomicReference<>(State.FREE);
     private int xid;
     private long writeChunkCapacity;
     private long replyChunkCapacity;
@@ -68,7 +76,7 @@ public final class ReplyJob implements PendingReply {
      * is sent. Allocates nothing.
      */
     public ReplyJob open(ParsedHeader header) {
-        if (!state.compareAndSet(FREE, OPEN)) {
+        if (!state.compareAndSet(State.FREE, State.OPEN)) {
             throw new IllegalStateException(this + " taken from its pool while in use");
         }
         call.copyReplyChunksFrom(header);
@@ -144,7 +152,7 @@ public final class ReplyJob implements PendingReply {
     @Override
     public void send(ByteBuffer rpcReply, int ddpItemOffset) {
         checkItem(rpcReply, ddpItemOffset);
-        if (!state.compareAndSet(OPEN, SENT)) {
+        if (!state.compareAndSet(State.OPEN, State.SENT)) {
             throw new IllegalStateException(this + " was already finished");
         }
         this.reply = rpcReply;
@@ -154,7 +162,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public void abandon() {
-        if (!state.compareAndSet(OPEN, ABANDONED)) {
+        if (!state.compareAndSet(State.OPEN, State.ABANDONED)) {
             throw new IllegalStateException(this + " was already finished");
         }
         connection.counters().increment(Counter.REPLIES_ABANDONED);
@@ -192,7 +200,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public ByteBuffer replyBuffer() {
-        if (state.get() != OPEN) {
+        if (state.get() != State.OPEN) {
             throw new IllegalStateException(this + " was already finished");
         }
         ByteBuffer buffer = replyBuffer;
@@ -205,7 +213,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public ByteBuffer largerReplyBuffer(int capacity) {
-        if (state.get() != OPEN) {
+        if (state.get() != State.OPEN) {
             throw new IllegalStateException(this + " was already finished");
         }
         if (borrowedCount == borrowed.length) {
@@ -230,9 +238,9 @@ public final class ReplyJob implements PendingReply {
             borrowed[i] = null;
         }
         borrowedCount = 0;
-        int was = state.getAndSet(FREE);
-        if (was == FREE || was == OPEN) {
-            throw new IllegalStateException(this + " recycled while " + (was == FREE ? "free" : "open"));
+        State was = state.getAndSet(State.FREE);
+        if (was == State.FREE || was == State.OPEN) {
+            throw new IllegalStateException(this + " recycled while " + (was == State.FREE ? "free" : "open"));
         }
         if (pool != null) {
             pool.release(this);

@@ -9,6 +9,7 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 
 /**
  * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
@@ -17,7 +18,7 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * second decode), the memory a reply may be encoded into ({@link #replyBuffer()}), and once
  * sent, the RPC reply and where its DDP-eligible item lies.
  *
- * <p>Life cycle ({@link #state}): FREE (in its {@link ReplyJobPool}) → OPEN ({@link #open},
+ * <p>Life cycle ({@link #state}): FREE (in its connection's {@link BoundedPool}) → OPEN ({@link #open},
  * when the call's reply is detached; the RPC layer owns it) → SENT ({@link #send}; the
  * connection's {@link ReplySender} owns it) → FREE once {@link #recycle()}d: posted, refused
  * with ERR_CHUNK, or dropped. OPEN → ABANDONED ({@link #abandon}) → FREE at once.
@@ -45,7 +46,7 @@ public final class ReplyJob implements PendingReply {
 
     private final ReplyConnection connection;
     /** The pool this context returns to; null for one made beyond the pool's bound. */
-    private final ReplyJobPool pool;
+    private final BoundedPool<ReplyJob> pool;
     /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
     private final ParsedHeader call;
     private final AtomicReference<State> state = new AtomicReference<>(State.FREE);
@@ -64,7 +65,7 @@ public final class ReplyJob implements PendingReply {
     private final ByteBuffer[] borrowed = new ByteBuffer[2];
     private int borrowedCount;
 
-    ReplyJob(ReplyConnection connection, ReplyJobPool pool, RpcRdmaLimits limits) {
+    public ReplyJob(ReplyConnection connection, BoundedPool<ReplyJob> pool, RpcRdmaLimits limits) {
         this.connection = connection;
         this.pool = pool;
         this.call = new ParsedHeader(limits);

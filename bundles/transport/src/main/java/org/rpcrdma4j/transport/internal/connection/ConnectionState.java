@@ -396,8 +396,8 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     }
 
     @Override
-    public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return loop.lend(task, elsewhere);
+    public boolean runOnLoop(Runnable task, Executor elsewhere) {
+        return loop.runOnLoop(task, elsewhere);
     }
 
     /**

@@ -230,7 +230,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
 
     @Override
     public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return owner.runOnReceivingThread(task, elsewhere);
+        return owner.runOnLoop(task, elsewhere);
     }
 
     @Override

@@ -321,11 +321,13 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
 
     /** collectCallsIn() - where the passes of the thread beginning to lead keep calls; null when it stops (leader only). */
     void collectCallsIn(CallsRunOnLoop kept) {
+        assert inLoop() : "collectCallsIn() off the loop's leader";
         callsToRun = kept;
     }
 
     /** @return calls offered to {@link #runOnLoop} in the current pass (leader only) */
     int callsOffered() {
+        assert inLoop() : "callsOffered() off the loop's leader";
         return callsOffered;
     }
 
@@ -339,6 +341,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * await a completion or a wake-up (leader only).
      */
     void sleep() throws InterruptedException, VerbsException {
+        assert inLoop() : "sleep() off the loop's leader";
         armCompletionQueues();
         awake.set(false);
         if (doWork() > 0 || closed) {
@@ -391,6 +394,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * @return true when a pass found work
      */
     boolean spinForWork() {
+        assert inLoop() : "spinForWork() off the loop's leader";
         if (spinNanos == 0) {
             return false;
         }

@@ -168,6 +168,7 @@ public final class LoopCrew {
      * @return true when kept
      */
     boolean runOnLoop(CallsRunOnLoop kept, Runnable task, Executor elsewhere, long now) {
+        assert inLoop() : "runOnLoop() off the loop's leader";
         if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_RUN_ON_LOOP_PER_PASS
                 || keptCallNanos > batchedCallLimitNanos)) {
             return false;

@@ -167,6 +167,7 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
      *         connection must close); {@link #pumped()} tells how many went
      */
     public PostOutcome pump(SendQueue sendQueue) {
+        assert loop.inLoop() : "pump() off the loop thread";
         pumped = 0;
         while (true) {
             Waiting next;

@@ -136,6 +136,7 @@ final class ConnectionLifecycle {
      * @param reason what failed
      */
     void fail(String reason) {
+        assert loop.inLoop() : "fail() off the loop thread";
         if (!phase.closing()) {
             if (closeReason == null) {
                 closeReason = reason;

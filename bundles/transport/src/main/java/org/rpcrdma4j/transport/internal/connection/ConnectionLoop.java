@@ -48,9 +48,6 @@ public interface ConnectionLoop extends ReceivingLoop, BackchannelLoop {
      */
     CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException;
 
-    /** @return true on the loop's own thread (the leader of its crew) */
-    boolean inLoop();
-
     /**
      * runOnLoop() - offer a delivered call's work to the loop's thread
      * ({@link org.rpcrdma4j.transport.ReceivedCall#runOnReceivingThread}).

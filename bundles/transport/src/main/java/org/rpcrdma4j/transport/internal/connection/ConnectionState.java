@@ -251,6 +251,11 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         }
     }
 
+    /** @return the connection's send side (tests) */
+    SendSide sendSide() {
+        return sendSide;
+    }
+
     /** underSendLock() - see {@link SendSide#underSendLock} (tests). */
     void underSendLock(Runnable action) {
         sendSide.underSendLock(action);

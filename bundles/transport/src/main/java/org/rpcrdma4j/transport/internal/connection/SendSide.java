@@ -183,6 +183,7 @@ final class SendSide {
 
     /** takeSubmittedReplies() - the loop's pass, under the send lock: the replies workers handed in join the reply sender's queue. */
     int takeSubmittedReplies() {
+        assert sendLock.isHeldByCurrentThread() : "takeSubmittedReplies() without the send lock";
         int n = 0;
         ReplyJob job;
         while ((job = submittedReplies.poll()) != null) {

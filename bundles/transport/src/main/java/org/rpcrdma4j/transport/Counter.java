@@ -166,7 +166,7 @@ public enum Counter {
      * {@link #CALLS_DELIVERED} went to workers because the loop had a backlog (its previous
      * pass found work), the standby was busy (a call of a previous pass still running on it) or
      * the pass had already kept one and the standby did not watch (or it kept
-     * {@code LoopCrew.MAX_CALLS_KEPT_PER_PASS}).
+     * {@code LoopCrew.MAX_CALLS_RUN_ON_LOOP_PER_PASS}).
      */
     CALLS_RUN_ON_LOOP,
     /**

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Leader/followers (with {@code loopRunsCalls}, the default): the loop's {@link LoopCrew} of
  * two threads takes turns leading it, and a leader that caught up keeps calls to run itself
- * ({@link #lend}).
+ * ({@link #runOnLoop}).
  *
  * <p>Threading: everything but {@link #handIn}, {@link #wakeup()} and the snapshot getters is
  * confined to the loop's leader (or the one thread driving {@link #doWork()} in tests); a new
@@ -92,7 +92,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
     private boolean failedBefore;
 
     /** Where the current pass keeps calls for its leader to run once the pass ends (the leader's own; leader only). */
-    private KeptCalls keeping;
+    private CallsRunOnLoop callsToRun;
     /**
      * The last pass left no call to the workers (leader only): it delivered none, or kept every
      * one it delivered, so a call now meets a loop with no backlog of calls. Only then does the
@@ -102,7 +102,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * takes a reply's send completion is often the one right before the client's next call.)
      */
     private boolean caughtUp;
-    /** Calls offered to {@link #lend} in the current pass (leader only). */
+    /** Calls offered to {@link #runOnLoop} in the current pass (leader only). */
     private int callsOffered;
     /**
      * @param channel the channel the loop sleeps on and its queues report to; null to poll
@@ -234,7 +234,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
     }
 
     /**
-     * lend() - offer a delivered call's work to the leader: it runs {@code task} itself once the
+     * runOnLoop() - offer a delivered call's work to the leader: it runs {@code task} itself once the
      * current pass ends, after handing the loop to the standby (or stepping aside), and after the
      * calls it kept before in this pass. Inside a pass; off the leader it refuses.
      *
@@ -245,21 +245,21 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * @return true when taken (it runs exactly once, here or {@code elsewhere}, even if the loop
      *         closes meanwhile); false when the loop had not caught up before this pass (under
      *         load the leader keeps polling), the standby is busy, the pass already kept a call
-     *         and the standby does not watch, {@value LoopCrew#MAX_CALLS_KEPT_PER_PASS} were kept or the
+     *         and the standby does not watch, {@value LoopCrew#MAX_CALLS_RUN_ON_LOOP_PER_PASS} were kept or the
      *         calls kept lately ran longer than {@link LoopCrew#BATCH_SHARE_OF_SLICE} allows, the loop has no
      *         crew (tests driving doWork()), or the caller is not the leader: run it elsewhere
      */
     @Override
-    public boolean lend(Runnable task, Executor elsewhere) {
+    public boolean runOnLoop(Runnable task, Executor elsewhere) {
         if (!inLoop()) {
             return false; // first: off the leader, loop state is not even read
         }
         callsOffered++;
-        KeptCalls kept = keeping;
+        CallsRunOnLoop kept = callsToRun;
         if (kept == null || !caughtUp || !crew.hasStandby() || closed) {
             return false;
         }
-        if (!crew.keep(kept, task, elsewhere, now)) {
+        if (!crew.runOnLoop(kept, task, elsewhere, now)) {
             return false;
         }
         loopCounters.incrementOwned(Counter.CALLS_RUN_ON_LOOP);
@@ -302,7 +302,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
         if (closing && connections.isEmpty() && handedIn.isEmpty()) {
             finishClose();
         }
-        caughtUp = callsOffered == 0 || (keeping != null && keeping.count == callsOffered);
+        caughtUp = callsOffered == 0 || (callsToRun != null && callsToRun.count == callsOffered);
         return work;
     }
 
@@ -319,13 +319,15 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
         }
     }
 
-    /** keepCallsIn() - where the passes of the thread beginning to lead keep calls; null when it stops (leader only). */
-    void keepCallsIn(KeptCalls kept) {
-        keeping = kept;
+    /** collectCallsIn() - where the passes of the thread beginning to lead keep calls; null when it stops (leader only). */
+    void collectCallsIn(CallsRunOnLoop kept) {
+        assert inLoop() : "collectCallsIn() off the loop's leader";
+        callsToRun = kept;
     }
 
-    /** @return calls offered to {@link #lend} in the current pass (leader only) */
+    /** @return calls offered to {@link #runOnLoop} in the current pass (leader only) */
     int callsOffered() {
+        assert inLoop() : "callsOffered() off the loop's leader";
         return callsOffered;
     }
 
@@ -339,6 +341,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * await a completion or a wake-up (leader only).
      */
     void sleep() throws InterruptedException, VerbsException {
+        assert inLoop() : "sleep() off the loop's leader";
         armCompletionQueues();
         awake.set(false);
         if (doWork() > 0 || closed) {
@@ -391,6 +394,7 @@ public final class CompletionLoop implements Runnable, ConnectionLoop {
      * @return true when a pass found work
      */
     boolean spinForWork() {
+        assert inLoop() : "spinForWork() off the loop's leader";
         if (spinNanos == 0) {
             return false;
         }

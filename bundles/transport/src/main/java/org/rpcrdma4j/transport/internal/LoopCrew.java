@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>The crew has two threads. One leads: it runs the passes and sleeps on the loop's channel.
  * The other stands by. When a pass that follows one that left no call to the workers (the loop
  * has caught up: no backlog) delivers calls and the standby is free, the leader keeps the first
- * call for itself ({@link CompletionLoop#lend}), ends the pass, hands the loop to the standby and
+ * call for itself ({@link CompletionLoop#runOnLoop}), ends the pass, hands the loop to the standby and
  * runs the call (decode, program, reply) on its own thread, then stands by in turn. A call then
  * costs one wake-up (the completion's) instead of two (the loop's, then a worker's): an nfsd
  * thread likewise takes the request svcrdma queued and runs it, with no thread in between. A call
@@ -36,11 +36,11 @@ import org.slf4j.LoggerFactory;
  * outruns its time slice. A lone call then costs no wake-up of the crew; once no call was kept for
  * {@value #WATCH_QUIET_SLICES} slices the standby sleeps untimed again, and the leader that keeps
  * the next call hands the loop over, waking it. While the standby watches, the leader keeps every call of the
- * pass (up to {@value #MAX_CALLS_KEPT_PER_PASS}) and runs them one after another: a
+ * pass (up to {@value #MAX_CALLS_RUN_ON_LOOP_PER_PASS}) and runs them one after another: a
  * client with several calls in flight sends them together, and each kept call saves a worker's
  * wake-up. Only while calls are short ({@link #BATCH_SHARE_OF_SLICE}): longer ones
  * the workers run side by side. A call that outruns its slice holds the ones behind it only until
- * the standby takes the loop over: the standby sends those to the workers ({@link KeptCalls}).
+ * the standby takes the loop over: the standby sends those to the workers ({@link CallsRunOnLoop}).
  *
  * <p>Threading: a new leader takes the loop under the crew lock, which orders everything the
  * previous one wrote; what is "leader only" below is confined to the thread leading.
@@ -57,7 +57,7 @@ public final class LoopCrew {
      * holds the ones behind it for at most about a time slice before the standby takes the loop
      * over and sends them to the workers.
      */
-    public static final int MAX_CALLS_KEPT_PER_PASS = 16;
+    public static final int MAX_CALLS_RUN_ON_LOOP_PER_PASS = 16;
     /**
      * A leader keeps more than one call of a pass only while a full batch of calls as long as
      * the ones it kept lately (moving average) would take at most this share of a time slice
@@ -96,7 +96,7 @@ public final class LoopCrew {
      */
     private volatile int threadsStandingBy;
     /** The calls of the leader that stepped aside, for a standby that takes the loop over. Under {@link #crew}. */
-    private KeptCalls keptAside;
+    private CallsRunOnLoop callsSteppedAside;
     /**
      * When the leader stepped aside to run a call it kept without waking the standby
      * (System.nanoTime(), never 0), or 0. Under {@link #crew}.
@@ -108,14 +108,14 @@ public final class LoopCrew {
      */
     private volatile boolean standbyWatching;
     /** When the leader last kept a call (System.nanoTime()); the standby watches while calls are kept. */
-    private volatile long lastLendNanos;
+    private volatile long lastRunOnLoopNanos;
     /**
      * Moving average (1/8) of the time between two kept calls (leader writes, standby reads). The
      * standby watches only while calls are kept at least twice per time slice: a watch costs a
      * timed wake-up per slice, and saves one wake-up per kept call, so below that rate it would
      * cost more than it saves (the lab's 4 KiB random reads over rxe keep about 700 calls a second).
      */
-    private volatile long lendIntervalNanos;
+    private volatile long runOnLoopIntervalNanos;
     /**
      * Moving average (1/8) of how long a kept call ran, measured by the crew thread that ran it
      * (one at a time; the leader reads it): calls longer than {@link #batchedCallLimitNanos} are
@@ -137,10 +137,10 @@ public final class LoopCrew {
         this.callTimeSliceNanos = TimeUnit.MICROSECONDS.toNanos(config.callTimeSliceMicros());
         this.watchQuietNanos = WATCH_QUIET_SLICES * callTimeSliceNanos;
         this.batchedCallLimitNanos = callTimeSliceNanos / BATCH_SHARE_OF_SLICE
-                / MAX_CALLS_KEPT_PER_PASS;
+                / MAX_CALLS_RUN_ON_LOOP_PER_PASS;
         // No call kept yet: the standby starts unwatching, whatever origin System.nanoTime() has.
-        this.lastLendNanos = System.nanoTime() - watchQuietNanos - 1;
-        this.lendIntervalNanos = watchQuietNanos;
+        this.lastRunOnLoopNanos = System.nanoTime() - watchQuietNanos - 1;
+        this.runOnLoopIntervalNanos = watchQuietNanos;
     }
 
     /** @return true on the loop's leader, or before any crew thread ran (the one thread driving doWork() in tests) */
@@ -159,23 +159,24 @@ public final class LoopCrew {
     }
 
     /**
-     * keep() - the crew's part of {@link CompletionLoop#lend}: keep {@code task} in {@code kept}
+     * runOnLoop() - the crew's part of {@link CompletionLoop#runOnLoop}: keep {@code task} in {@code kept}
      * unless the pass already kept a call and the standby does not watch,
-     * {@value #MAX_CALLS_KEPT_PER_PASS} were kept, or the calls kept lately ran
+     * {@value #MAX_CALLS_RUN_ON_LOOP_PER_PASS} were kept, or the calls kept lately ran
      * longer than {@link #BATCH_SHARE_OF_SLICE} allows. Leader only, inside a pass.
      *
      * @param now the loop's clock
      * @return true when kept
      */
-    boolean keep(KeptCalls kept, Runnable task, Executor elsewhere, long now) {
-        if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_KEPT_PER_PASS
+    boolean runOnLoop(CallsRunOnLoop kept, Runnable task, Executor elsewhere, long now) {
+        assert inLoop() : "runOnLoop() off the loop's leader";
+        if (kept.count > 0 && (!standbyWatching || kept.count == MAX_CALLS_RUN_ON_LOOP_PER_PASS
                 || keptCallNanos > batchedCallLimitNanos)) {
             return false;
         }
         if (kept.count == 0) {
-            long interval = Math.min(now - lastLendNanos, watchQuietNanos);
-            lendIntervalNanos += (interval - lendIntervalNanos) >> 3;
-            lastLendNanos = now;
+            long interval = Math.min(now - lastRunOnLoopNanos, watchQuietNanos);
+            runOnLoopIntervalNanos += (interval - runOnLoopIntervalNanos) >> 3;
+            lastRunOnLoopNanos = now;
         }
         kept.add(task, elsewhere);
         return true;
@@ -188,13 +189,13 @@ public final class LoopCrew {
      */
     void run() {
         started = true;
-        KeptCalls kept = new KeptCalls();
+        CallsRunOnLoop kept = new CallsRunOnLoop();
         boolean leading = takeLeadership(kept);
         while (leading) {
             sendToWorkers(kept); // what a takeover found stranded behind a blocked call
             boolean keptCalls = lead(kept);
             if (keptCalls && stepAside(kept)) {
-                runKept(kept);
+                runCallsOnLoop(kept);
                 leading = stepBackIn() || takeLeadership(kept);
             } else {
                 handOverLeadership();
@@ -204,7 +205,7 @@ public final class LoopCrew {
                     // other call behind it.
                     Runnable first = kept.claim();
                     sendToWorkers(kept);
-                    runLent(first);
+                    runCallOnLoop(first);
                 }
                 leading = takeLeadership(kept);
             }
@@ -212,14 +213,14 @@ public final class LoopCrew {
     }
 
     /**
-     * runKept() - the calls this thread kept, in order, each unless a standby that took over
+     * runCallsOnLoop() - the calls this thread kept, in order, each unless a standby that took over
      * claimed it first; each one's run time goes into {@link #keptCallNanos}.
      */
-    private void runKept(KeptCalls kept) {
+    private void runCallsOnLoop(CallsRunOnLoop kept) {
         Runnable call;
         while ((call = kept.claim()) != null) {
             long started = System.nanoTime();
-            runLent(call);
+            runCallOnLoop(call);
             long took = System.nanoTime() - started;
             keptCallNanos += (took - keptCallNanos) >> 3;
         }
@@ -229,7 +230,7 @@ public final class LoopCrew {
      * sendToWorkers() - hands the kept calls not yet claimed to where their offer said (the
      * workers). With nothing left to claim it does nothing.
      */
-    private void sendToWorkers(KeptCalls kept) {
+    private void sendToWorkers(CallsRunOnLoop kept) {
         int from = kept.claimRest();
         for (int i = from; i < kept.count; i++) {
             Runnable call = kept.calls[i];
@@ -256,7 +257,7 @@ public final class LoopCrew {
      *
      * @return true when stepped aside; false: hand over now (the standby sleeps untimed, or it is off)
      */
-    private boolean stepAside(KeptCalls kept) {
+    private boolean stepAside(CallsRunOnLoop kept) {
         if (callTimeSliceNanos == 0) {
             return false;
         }
@@ -269,7 +270,7 @@ public final class LoopCrew {
             leader = null;
             long at = System.nanoTime();
             steppedAsideAt = at != 0 ? at : 1;
-            keptAside = kept;
+            callsSteppedAside = kept;
             return true;
         } finally {
             crew.unlock();
@@ -284,7 +285,7 @@ public final class LoopCrew {
                 return false;
             }
             steppedAsideAt = 0;
-            keptAside = null;
+            callsSteppedAside = null;
             leader = Thread.currentThread();
             return true;
         } finally {
@@ -297,7 +298,7 @@ public final class LoopCrew {
      *        calls the blocked leader had not begun, for {@link #sendToWorkers}
      * @return true once this thread leads the loop; false when the loop closed while it stood by
      */
-    boolean takeLeadership(KeptCalls own) {
+    boolean takeLeadership(CallsRunOnLoop own) {
         crew.lock();
         try {
             // Standing by from the first wait to the last: a watching standby's checks between
@@ -343,7 +344,7 @@ public final class LoopCrew {
      *         the calls it kept and has not begun move to {@code own}, as the leader may stay
      *         blocked for long)
      */
-    private boolean loopIsFree(KeptCalls own) {
+    private boolean loopIsFree(CallsRunOnLoop own) {
         if (leader != null) {
             return false;
         }
@@ -354,9 +355,9 @@ public final class LoopCrew {
             return false;
         }
         steppedAsideAt = 0;
-        if (keptAside != null) {
-            keptAside.moveUnclaimedTo(own);
-            keptAside = null;
+        if (callsSteppedAside != null) {
+            callsSteppedAside.moveUnclaimedTo(own);
+            callsSteppedAside = null;
         }
         counters.increment(Counter.LOOP_TAKEOVERS);
         return true;
@@ -366,7 +367,7 @@ public final class LoopCrew {
      * @return how long the standby may wait before it checks on a leader that stepped aside
      *         (under {@link #crew}); 0: wait until woken, as no call was kept for
      *         {@value #WATCH_QUIET_SLICES} time slices (an idle loop's crew costs no
-     *         CPU), or calls are kept less than twice per slice ({@link #lendIntervalNanos})
+     *         CPU), or calls are kept less than twice per slice ({@link #runOnLoopIntervalNanos})
      */
     private long watchTimeout() {
         if (callTimeSliceNanos == 0) {
@@ -376,7 +377,7 @@ public final class LoopCrew {
         if (steppedAsideAt != 0) {
             return Math.max(1, steppedAsideAt + callTimeSliceNanos - t);
         }
-        boolean keptOftenLately = t - lastLendNanos < watchQuietNanos && lendIntervalNanos < callTimeSliceNanos / 2;
+        boolean keptOftenLately = t - lastRunOnLoopNanos < watchQuietNanos && runOnLoopIntervalNanos < callTimeSliceNanos / 2;
         return keptOftenLately ? callTimeSliceNanos : 0;
     }
 
@@ -395,14 +396,14 @@ public final class LoopCrew {
     }
 
     /**
-     * runLent() - a call kept by {@link CompletionLoop#lend}, on the thread that received it;
+     * runCallOnLoop() - a call kept by {@link CompletionLoop#runOnLoop}, on the thread that received it;
      * nothing escapes to end the thread, not even an {@link Error}: a crew thread lost would leave
      * the loop without its standby, and the call's resources with nobody to release them. (The
      * task is a call's serve, which answers or drops its call itself; this is the last guard.) A
      * VirtualMachineError is not rethrown either: the JVM's own state is no worse for this thread
      * going on, and the next allocation that fails reports it again where it happens.
      */
-    private void runLent(Runnable task) {
+    private void runCallOnLoop(Runnable task) {
         try {
             task.run();
         } catch (Throwable e) {
@@ -416,22 +417,22 @@ public final class LoopCrew {
      * channel (or poll with backoff when there is none).
      *
      * @param kept this thread's kept calls, all run or handed on; a pass that keeps calls fills it
-     * @return true when a pass kept calls for this thread ({@link CompletionLoop#lend}); false once the loop closed
+     * @return true when a pass kept calls for this thread ({@link CompletionLoop#runOnLoop}); false once the loop closed
      */
-    private boolean lead(KeptCalls kept) {
+    private boolean lead(CallsRunOnLoop kept) {
         int idle = 0;
         boolean awaitNextCall = nextCallExpected;
         nextCallExpected = false;
         kept.clear();
-        loop.keepCallsIn(kept);
+        loop.collectCallsIn(kept);
         while (true) {
             if (kept.count > 0) {
-                loop.keepCallsIn(null);
+                loop.collectCallsIn(null);
                 nextCallExpected = loop.callsOffered() == kept.count && nextCallSpin.enabled();
                 return true;
             }
             if (loop.isClosed()) {
-                loop.keepCallsIn(null);
+                loop.collectCallsIn(null);
                 return false;
             }
             try {

@@ -11,5 +11,14 @@
  * one. What a lower package needs from above it defines as an interface, which the package
  * above implements and hands in at construction: this package's loop is a
  * {@link org.rpcrdma4j.transport.internal.connection.ConnectionLoop} to its connections.
+ *
+ * <p>One idea, one name: a completion-loop thread running a call it received itself, instead of
+ * handing it to a worker, is <em>run on loop</em> inside the transport
+ * ({@link org.rpcrdma4j.transport.internal.CompletionLoop#runOnLoop},
+ * {@link org.rpcrdma4j.transport.internal.LoopCrew#runOnLoop}, the batch a pass collects in
+ * {@link org.rpcrdma4j.transport.internal.CallsRunOnLoop}). Outside it the operator's and the API's
+ * names stay as they are: the setting {@code loopRunsCalls}, the counters
+ * {@code CALLS_RUN_ON_LOOP} and {@code KEPT_CALLS_SENT_TO_WORKERS} (the README says a loop thread
+ * <em>keeps</em> the calls it runs), and {@link org.rpcrdma4j.transport.ReceivedCall#runOnReceivingThread}.
  */
 package org.rpcrdma4j.transport.internal;

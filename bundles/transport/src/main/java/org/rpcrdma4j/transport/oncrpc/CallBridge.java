@@ -23,6 +23,7 @@ import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.RpcCallHandler;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 import org.rpcrdma4j.transport.spi.UpperLayerBinding;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,8 +77,13 @@ final class CallBridge implements RpcCallHandler {
     private final MemoryManager memoryManager = MemoryManager.DEFAULT_MEMORY_MANAGER;
     private final ScheduledThreadPoolExecutor backchannelThread;
     private final ConcurrentHashMap<RdmaConnection, BackchannelTransport> backchannels = new ConcurrentHashMap<>();
-    /** Each connection's reusable call transports, dropped when it closes. */
-    private final ConcurrentHashMap<RdmaConnection, CallTransportPool> transports = new ConcurrentHashMap<>();
+    /**
+     * Each connection's reusable call transports (each with its {@link CallXdr}), so a call does not
+     * build its task, its RPC transport and its XDR stream anew; dropped when it closes. Bounded by
+     * twice the credits the connection grants: what a client that keeps to its credits has in
+     * flight, with room for replies still being posted.
+     */
+    private final ConcurrentHashMap<RdmaConnection, BoundedPool<CallTransport>> transports = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
@@ -140,10 +146,11 @@ final class CallBridge implements RpcCallHandler {
     }
 
     /** @return the call transports of {@code connection} (on the completion loop, as {@link #onCall}) */
-    private CallTransportPool transports(RdmaConnection connection) {
-        CallTransportPool pool = transports.get(connection);
+    private BoundedPool<CallTransport> transports(RdmaConnection connection) {
+        BoundedPool<CallTransport> pool = transports.get(connection);
         if (pool == null) {
-            pool = new CallTransportPool(this, connection);
+            pool = new BoundedPool<>(Math.max(1, 2 * connection.grantedCredits()),
+                    home -> new CallTransport(this, connection, home));
             if (connection.isOpen()) {
                 // Closing connections keep none: onBackchannelClosed drops their pool.
                 transports.put(connection, pool);

@@ -12,6 +12,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 
 /**
  * CallTransport - one received call on its way through a worker: the task the worker runs
@@ -20,7 +21,7 @@ import org.rpcrdma4j.transport.ReceivedCall;
  * and the call's {@link CallXdr}. Addresses are the connection's real ones (nfs4j checks exports
  * against {@link #getRemoteSocketAddress()}).
  *
- * <p>Pooled per connection ({@link CallTransportPool}): {@link #begin} takes it up for a call
+ * <p>Pooled per connection ({@link BoundedPool}, one per connection): {@link #begin} takes it up for a call
  * with two holds, one for the worker that serves the call and one for the call's answer; the
  * worker gives its hold back when {@link CallBridge#serve} returns, the answer when the reply is
  * sent or the call finished without one; the last hold returns it to its pool. So a program
@@ -35,7 +36,7 @@ import org.rpcrdma4j.transport.ReceivedCall;
 final class CallTransport extends ConnectionTransport implements Runnable {
     private final CallBridge bridge;
     /** The pool this transport returns to; null for one made beyond the pool's bound. */
-    private final CallTransportPool pool;
+    private final BoundedPool<CallTransport> pool;
     private final CallXdr xdr = new CallXdr();
     private final BodyWrapper body = new BodyWrapper();
     /** The last length boxed for a send handler, reused while replies keep their length. */
@@ -49,7 +50,7 @@ final class CallTransport extends ConnectionTransport implements Runnable {
     private int procedure;
     private ReplyCache.Key cacheKey;
 
-    CallTransport(CallBridge bridge, RdmaConnection connection, CallTransportPool pool) {
+    CallTransport(CallBridge bridge, RdmaConnection connection, BoundedPool<CallTransport> pool) {
         super(connection);
         this.bridge = bridge;
         this.pool = pool;

@@ -16,6 +16,7 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.recvfrom.BackwardReplies;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.sendto.SendContext;
@@ -55,6 +56,8 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
     private final Set<Integer> outstanding = new HashSet<>();
     private int credits;
     private boolean closed;
+    /** Calls the last pump posted (completion thread only). */
+    private int pumped;
 
     /**
      * @param connection the connection (for the handler's upcalls)
@@ -159,20 +162,26 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
      * pump() - send waiting calls, in order, while backward credits and send buffers allow.
      * Completion thread only.
      *
-     * @return the number of calls posted, or -1 when a post failed (the connection must close)
+     * @return POSTED when no call is left to send, MUST_WAIT when the calls left wait for backward
+     *         credits or send buffers (or the channel closed), FAILED when a post failed (the
+     *         connection must close); {@link #pumped()} tells how many went
      */
-    public int pump(SendQueue sendQueue) {
-        int sent = 0;
+    public PostOutcome pump(SendQueue sendQueue) {
+        assert loop.inLoop() : "pump() off the loop thread";
+        pumped = 0;
         while (true) {
             Waiting next;
             SendContext ctx;
             synchronized (this) {
-                if (closed || waiting.isEmpty() || outstanding.size() >= credits) {
-                    return sent;
+                if (closed || waiting.isEmpty()) {
+                    return waiting.isEmpty() ? PostOutcome.POSTED : PostOutcome.MUST_WAIT;
+                }
+                if (outstanding.size() >= credits) {
+                    return PostOutcome.MUST_WAIT;
                 }
                 ctx = sendQueue.tryAcquire();
                 if (ctx == null) {
-                    return sent; // replies hold every buffer: retried when a SEND completes
+                    return PostOutcome.MUST_WAIT; // replies hold every buffer: retried when a SEND completes
                 }
                 next = waiting.pollFirst();
                 outstanding.add(next.xid);
@@ -181,10 +190,15 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
             ctx.prepareSend(length);
             counters.increment(Counter.BACKWARD_CALLS);
             if (!sendQueue.send(ctx)) {
-                return -1;
+                return PostOutcome.FAILED;
             }
-            sent++;
+            pumped++;
         }
+    }
+
+    /** @return calls the last {@link #pump} posted (completion thread only) */
+    public int pumped() {
+        return pumped;
     }
 
     private int encode(ByteBuffer buffer, Waiting call) {

@@ -75,6 +75,8 @@ public final class PoolShare {
         private final long ceiling;
         private long held;
         private boolean waiting;
+        /** What the last {@link #admit} or {@link #poolEmpty} decided. */
+        private Verdict verdict = Verdict.ADMIT;
 
         private Account(long ceiling) {
             this.ceiling = Math.max(1, ceiling);
@@ -86,6 +88,16 @@ public final class PoolShare {
 
         public boolean waiting() {
             return waiting;
+        }
+
+        /**
+         * verdict() - why the connection's last request was refused, for the caller to count
+         * (read by the thread that made the request, under whatever guards its requests).
+         *
+         * @return what the last {@link #admit} or {@link #poolEmpty} decided
+         */
+        public Verdict verdict() {
+            return verdict;
         }
 
         /** @return the most this connection may hold now */
@@ -107,9 +119,11 @@ public final class PoolShare {
             }
             if (held > 0 && held + units > limit()) {
                 setWaiting(true);
-                return Verdict.OVER_SHARE;
+                verdict = Verdict.OVER_SHARE;
+            } else {
+                verdict = Verdict.ADMIT;
             }
-            return Verdict.ADMIT;
+            return verdict;
         }
 
         /** took() - the request took {@code units}; it waits no more. */
@@ -138,7 +152,8 @@ public final class PoolShare {
          */
         public Verdict poolEmpty() {
             setWaiting(true);
-            return Verdict.POOL_EMPTY;
+            verdict = Verdict.POOL_EMPTY;
+            return verdict;
         }
 
         /** stopWaiting() - the waiting request went away (dropped, re-planned, connection closing). */

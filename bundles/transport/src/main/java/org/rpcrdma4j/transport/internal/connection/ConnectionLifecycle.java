@@ -21,10 +21,23 @@ import org.slf4j.LoggerFactory;
  * connection's loop's, and the close runs under the send lock.
  */
 final class ConnectionLifecycle {
-    static final int ACCEPTING = 0;
-    static final int ESTABLISHED = 1;
-    static final int CLOSING = 2;
-    static final int CLOSED = 3;
+    /** The phases of a connection, in the order it goes through them. */
+    enum Phase {
+        /** Accepted, not yet established: nothing is posted but receives. */
+        ACCEPTING,
+        /** Serving calls. */
+        ESTABLISHED,
+        /** Disconnected: outstanding work flushes. */
+        CLOSING,
+        /** Queue pair, completion queue and buffers are released. */
+        CLOSED;
+
+        /** @return true once the close began or ended */
+        boolean closing() {
+            return this == CLOSING || this == CLOSED;
+        }
+    }
+
     /** The connection's logger: its lines keep their category. */
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionState.class);
 
@@ -37,7 +50,7 @@ final class ConnectionLifecycle {
     private final TransportConfig config;
     /** The connection whose life this is: its addresses and negotiated limits, for the log lines. */
     private final ConnectionState owner;
-    private volatile int phase = ACCEPTING;
+    private volatile Phase phase = Phase.ACCEPTING;
     private volatile boolean closeRequested;
     /** When this connection last saw a completion, or had nothing outstanding (loop clock). */
     private long lastProgressNanos;
@@ -56,21 +69,21 @@ final class ConnectionLifecycle {
         this.owner = owner;
     }
 
-    int phase() {
+    Phase phase() {
         return phase;
     }
 
     boolean isEstablished() {
-        return phase == ESTABLISHED;
+        return phase == Phase.ESTABLISHED;
     }
 
     /** @return true once the close began (disconnected, flushing) or ended */
     boolean isClosing() {
-        return phase >= CLOSING;
+        return phase.closing();
     }
 
     boolean isClosed() {
-        return phase == CLOSED;
+        return phase == Phase.CLOSED;
     }
 
     boolean isCloseRequested() {
@@ -83,14 +96,14 @@ final class ConnectionLifecycle {
     }
 
     void onEstablished() {
-        if (phase == ACCEPTING) {
-            phase = ESTABLISHED;
+        if (phase == Phase.ACCEPTING) {
+            phase = Phase.ESTABLISHED;
         }
     }
 
     /** markClosed() - the open failed and what it made is released. */
     void markClosed() {
-        phase = CLOSED;
+        phase = Phase.CLOSED;
     }
 
     /** startProgressClock() - the connection's work may now complete: the stall deadline counts from here. */
@@ -123,7 +136,8 @@ final class ConnectionLifecycle {
      * @param reason what failed
      */
     void fail(String reason) {
-        if (phase < CLOSING) {
+        assert loop.inLoop() : "fail() off the loop thread";
+        if (!phase.closing()) {
             if (closeReason == null) {
                 closeReason = reason;
             }
@@ -149,11 +163,10 @@ final class ConnectionLifecycle {
     }
 
     private void beginCloseLocked(boolean failed) {
-        int was = phase;
-        if (was >= CLOSING) {
+        if (phase.closing()) {
             return;
         }
-        phase = CLOSING;
+        phase = Phase.CLOSING;
         lastProgressNanos = loop.now(); // the close's deadline counts from here (see reclaimUnflushed())
         if (closeReason == null) {
             // Not told apart here: the client's disconnect and the transport stopping both arrive as beginClose(false).
@@ -206,11 +219,11 @@ final class ConnectionLifecycle {
      */
     void checkStalled(int completed) {
         long now = loop.now();
-        if (completed > 0 || (!parts.requestsOutstanding() && (phase < CLOSING || parts.receivePool.posted() == 0))) {
+        if (completed > 0 || (!parts.requestsOutstanding() && (!phase.closing() || parts.receivePool.posted() == 0))) {
             lastProgressNanos = now;
             return;
         }
-        if (phase < CLOSING && pastStallDeadline(now)) {
+        if (!phase.closing() && pastStallDeadline(now)) {
             counters.increment(Counter.CONNECTIONS_STALLED);
             fail("no work completed for " + config.stallTimeoutSeconds() + " s with " + parts.sendQueue.outstanding()
                     + " sends and writes and " + parts.readScheduler.inFlight() + " READs outstanding: the peer stopped");
@@ -226,7 +239,7 @@ final class ConnectionLifecycle {
         connection.attach(null);
         connection.close();
         parts.release();
-        phase = CLOSED;
+        phase = Phase.CLOSED;
         counters.increment(Counter.CONNECTIONS_CLOSED);
         logLifecycle("closed", closeReason);
     }

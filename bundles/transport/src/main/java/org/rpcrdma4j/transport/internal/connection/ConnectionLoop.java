@@ -48,14 +48,11 @@ public interface ConnectionLoop extends ReceivingLoop, BackchannelLoop {
      */
     CompletionQueue createCompletionQueue(VerbsDevice device, int capacity) throws VerbsException;
 
-    /** @return true on the loop's own thread (the leader of its crew) */
-    boolean inLoop();
-
     /**
-     * lend() - offer a delivered call's work to the loop's thread
+     * runOnLoop() - offer a delivered call's work to the loop's thread
      * ({@link org.rpcrdma4j.transport.ReceivedCall#runOnReceivingThread}).
      *
      * @return true when taken; false when the caller must run it elsewhere
      */
-    boolean lend(Runnable task, Executor elsewhere);
+    boolean runOnLoop(Runnable task, Executor elsewhere);
 }

@@ -13,7 +13,9 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.backchannel.ConnectionBackchannel;
 import org.rpcrdma4j.transport.internal.common.UsageTally;
 import org.rpcrdma4j.transport.internal.recvfrom.MessageDispatcher;
@@ -22,7 +24,6 @@ import org.rpcrdma4j.transport.internal.recvfrom.ReceivingConnection;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
 import org.rpcrdma4j.transport.internal.sendto.ReplyConnection;
-import org.rpcrdma4j.transport.internal.sendto.ReplyJobPool;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEventType;
@@ -65,8 +66,11 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     private final ConnectionBackchannel backchannel;
     /** The connection's parts, made at its open. */
     private final ConnectionParts parts;
-    /** The per-call reply contexts, at most one per receive context. */
-    private final ReplyJobPool replyJobs;
+    /**
+     * The per-call reply contexts: one per call whose reply is open, so at most one per receive
+     * context (a handler that released its calls early gets contexts beyond the pool).
+     */
+    private final BoundedPool<ReplyJob> replyJobs;
     /** Its phases, its close and the close's deadlines. */
     private final ConnectionLifecycle lifecycle;
     /** The send lock and what the workers post under it. */
@@ -90,7 +94,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
             // Send With Invalidate (RFC 8797) only when the client asked for it and this device can
             // post it (svcrdma: sc_snd_w_inv needs IB_DEVICE_MEM_MGT_EXTENSIONS as well).
             this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
-            this.replyJobs = new ReplyJobPool(this, config.limits(), config.receiveContexts());
+            this.replyJobs = new BoundedPool<>(config.receiveContexts(), home -> new ReplyJob(this, home, config.limits()));
             this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
                     Math.min(replySizeLimit, config.maxInlineSend()));
         } catch (RuntimeException | Error e) {
@@ -247,6 +251,11 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         }
     }
 
+    /** @return the connection's send side (tests) */
+    SendSide sendSide() {
+        return sendSide;
+    }
+
     /** underSendLock() - see {@link SendSide#underSendLock} (tests). */
     void underSendLock(Runnable action) {
         sendSide.underSendLock(action);
@@ -273,17 +282,15 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
             fail(parts.sendQueue.failure());
         }
         if (!lifecycle.isClosing()) {
-            int replies = parts.replySender.pump();
-            if (replies < 0) {
+            if (parts.replySender.pump() == PostOutcome.FAILED) {
                 fail(parts.sendQueue.failure());
             } else {
-                work += replies;
+                work += parts.replySender.pumped();
             }
-            int calls = backchannel.pump(parts.sendQueue);
-            if (calls < 0) {
+            if (backchannel.pump(parts.sendQueue) == PostOutcome.FAILED) {
                 fail(parts.sendQueue.failure());
             } else {
-                work += calls;
+                work += backchannel.pumped();
             }
         }
         if (!lifecycle.isClosing()) {
@@ -357,7 +364,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     }
 
     /** @return the pooled per-call reply contexts of this connection (tests, statistics) */
-    public ReplyJobPool replyJobs() {
+    public BoundedPool<ReplyJob> replyJobs() {
         return replyJobs;
     }
 
@@ -394,8 +401,8 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     }
 
     @Override
-    public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return loop.lend(task, elsewhere);
+    public boolean runOnLoop(Runnable task, Executor elsewhere) {
+        return loop.runOnLoop(task, elsewhere);
     }
 
     /**

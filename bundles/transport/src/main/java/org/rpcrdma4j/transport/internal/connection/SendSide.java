@@ -5,6 +5,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
@@ -173,7 +174,7 @@ final class SendSide {
             return false;
         }
         replySender.enqueue(job);
-        if (replySender.pump() < 0 || !sendQueue.pump()) {
+        if (replySender.pump() == PostOutcome.FAILED || !sendQueue.pump()) {
             workerPostFailure = sendQueue.failure();
             loop.wakeup();
         }
@@ -182,6 +183,7 @@ final class SendSide {
 
     /** takeSubmittedReplies() - the loop's pass, under the send lock: the replies workers handed in join the reply sender's queue. */
     int takeSubmittedReplies() {
+        assert sendLock.isHeldByCurrentThread() : "takeSubmittedReplies() without the send lock";
         int n = 0;
         ReplyJob job;
         while ((job = submittedReplies.poll()) != null) {

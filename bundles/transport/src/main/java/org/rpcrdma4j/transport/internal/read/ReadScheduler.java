@@ -7,6 +7,7 @@ import java.util.List;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.common.PoolShare;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.transport.internal.sendto.SendQueue;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
@@ -143,13 +144,15 @@ public final class ReadScheduler<C extends ReadingCall> {
                 stall(Counter.READ_ORD_STALLS);
                 break;
             }
-            int result = postNext(head, plan);
-            if (result < 0) {
+            PostOutcome outcome = postNext(head, plan);
+            if (outcome == PostOutcome.MUST_WAIT) {
                 stall(Counter.SEND_QUEUE_FULL);
                 break;
             }
             stalled = null;
-            posted += result;
+            if (outcome == PostOutcome.POSTED) {
+                posted++;
+            }
         }
         if (queue.isEmpty()) {
             stalled = null;
@@ -223,10 +226,15 @@ public final class ReadScheduler<C extends ReadingCall> {
         }
     }
 
-    /** @return 1 when a READ was posted, 0 when the call failed, -1 when the send queue is full */
-    private int postNext(C ctx, ReadPlan plan) {
+    /**
+     * postNext() - post the next READ chain of the head call.
+     *
+     * @return POSTED; MUST_WAIT when the send queue is full; FAILED when the call failed (the
+     *         strategy could not prepare the chain, or the post failed)
+     */
+    private PostOutcome postNext(C ctx, ReadPlan plan) {
         if (!sendQueue.reserve(ReadRequestChain.MAX_REQUESTS)) {
-            return -1;
+            return PostOutcome.MUST_WAIT;
         }
         int slot = freeSlots[freeSlotCount - 1];
         int piece = plan.takeNextPiece();
@@ -235,7 +243,7 @@ public final class ReadScheduler<C extends ReadingCall> {
         if (!prepare(sink, plan, piece)) {
             sendQueue.unreserve(ReadRequestChain.MAX_REQUESTS);
             plan.pieceCompleted(false);
-            return 0;
+            return PostOutcome.FAILED;
         }
         int n = chain.size();
         sendQueue.unreserve(ReadRequestChain.MAX_REQUESTS - n);
@@ -258,10 +266,10 @@ public final class ReadScheduler<C extends ReadingCall> {
             }
             listener.onReadError("posting an RDMA READ chain of " + n + " request(s) failed at request " + e.failedIndex() + ": "
                     + e.getMessage());
-            return 0;
+            return PostOutcome.FAILED;
         }
         counters.readStarted(plan.pool().name());
-        return 1;
+        return PostOutcome.POSTED;
     }
 
     /** @return false when the strategy could not prepare the chain (a strategy that throws counts as that) */

@@ -141,7 +141,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener<ReceiveCo
     /** deliver() - hand the call to the handler; ownership passes even if it throws. */
     private void deliver(ReceiveContext ctx) {
         counters.incrementOwned(Counter.CALLS_DELIVERED);
-        ctx.setState(ReceiveContext.DELIVERED);
+        ctx.setState(ReceiveContext.State.DELIVERED);
         try {
             loop.handler().onCall(ctx);
         } catch (RuntimeException e) {

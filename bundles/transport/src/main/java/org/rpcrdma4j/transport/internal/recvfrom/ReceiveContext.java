@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
@@ -34,11 +34,19 @@ import org.rpcrdma4j.verbs.ReceiveWorkRequest;
  * completion thread.
  */
 public final class ReceiveContext implements ReceivedCall, ReadingCall {
-    static final int FREE = 0;
-    static final int POSTED = 1;
-    static final int RECEIVED = 2;
-    static final int DELIVERED = 3;
-    static final int RELEASED = 4;
+    /** Where a context is in its life cycle. */
+    enum State {
+        /** In its pool, not posted. */
+        FREE,
+        /** Posted as a receive. */
+        POSTED,
+        /** A message arrived in it: the completion thread decodes it and pulls its read chunks. */
+        RECEIVED,
+        /** The handler owns it. */
+        DELIVERED,
+        /** Released by the handler, queued back to the completion thread. */
+        RELEASED
+    }
 
     private final int index;
     private final ReceivingConnection owner;
@@ -47,7 +55,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
     private final ByteBuffer inlineView;
     private final ParsedHeader header;
     private final ReceiveWorkRequest request = new ReceiveWorkRequest(1);
-    private final AtomicInteger state = new AtomicInteger(FREE);
+    private final AtomicReference<State> state = new AtomicReference<>(State.FREE);
     private final ReadPlan readPlan;
     private final BodyList bodyList = new BodyList();
     private ByteBuffer[] pieces = new ByteBuffer[4];
@@ -89,12 +97,12 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
         return readPlan;
     }
 
-    int state() {
+    State state() {
         return state.get();
     }
 
-    void setState(int newState) {
-        if (newState == DELIVERED) {
+    void setState(State newState) {
+        if (newState == State.DELIVERED) {
             replyDetached = false;
         }
         state.set(newState);
@@ -209,7 +217,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
 
     @Override
     public PendingReply detachReply() {
-        if (state.get() != DELIVERED) {
+        if (state.get() != State.DELIVERED) {
             throw new IllegalStateException("call xid=0x" + Integer.toHexString(header.xid()) + " was already released");
         }
         if (replyDetached) {
@@ -222,12 +230,12 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
 
     @Override
     public boolean runOnReceivingThread(Runnable task, Executor elsewhere) {
-        return owner.runOnReceivingThread(task, elsewhere);
+        return owner.runOnLoop(task, elsewhere);
     }
 
     @Override
     public void release() {
-        if (!state.compareAndSet(DELIVERED, RELEASED)) {
+        if (!state.compareAndSet(State.DELIVERED, State.RELEASED)) {
             owner.counters().increment(Counter.DOUBLE_RELEASES);
             throw new IllegalStateException("call xid=0x" + Integer.toHexString(header.xid()) + " was already released");
         }

@@ -84,7 +84,7 @@ public final class ReceivePool {
     public ReceiveContext onReceiveCompletion(int index) {
         posted--;
         ReceiveContext ctx = contexts[index];
-        ctx.setState(ReceiveContext.RECEIVED);
+        ctx.setState(ReceiveContext.State.RECEIVED);
         return ctx;
     }
 
@@ -92,7 +92,7 @@ public final class ReceivePool {
     public void recycle(ReceiveContext ctx) {
         ctx.readPlan().reset();
         ctx.clearBody();
-        ctx.setState(ReceiveContext.FREE);
+        ctx.setState(ReceiveContext.State.FREE);
         freeStack[freeCount++] = ctx.index();
     }
 
@@ -153,7 +153,7 @@ public final class ReceivePool {
             throw e;
         } finally {
             for (int i = 0; i < done; i++) {
-                contexts[freeStack[--freeCount]].setState(ReceiveContext.POSTED);
+                contexts[freeStack[--freeCount]].setState(ReceiveContext.State.POSTED);
             }
             posted += done;
         }
@@ -163,7 +163,7 @@ public final class ReceivePool {
     /** forgetPosted() - the queue pair was destroyed without flushing: its receives are free again. */
     public void forgetPosted() {
         for (ReceiveContext ctx : contexts) {
-            if (ctx.state() == ReceiveContext.POSTED) {
+            if (ctx.state() == ReceiveContext.State.POSTED) {
                 recycle(ctx);
             }
         }

@@ -25,13 +25,13 @@ public interface ReceivingConnection extends RdmaConnection {
     ReplyJob newReply(ParsedHeader header);
 
     /**
-     * runOnReceivingThread() - offer a delivered call's work to the completion loop that received
+     * runOnLoop() - offer a delivered call's work to the completion loop that received
      * it ({@link org.rpcrdma4j.transport.ReceivedCall#runOnReceivingThread}). Any thread; only the
      * loop's own thread is ever taken up on it.
      *
      * @return true when taken, false when the caller must run it elsewhere
      */
-    boolean runOnReceivingThread(Runnable task, Executor elsewhere);
+    boolean runOnLoop(Runnable task, Executor elsewhere);
 
     /** @return the connection's counters (for counts from any thread) */
     Counters counters();

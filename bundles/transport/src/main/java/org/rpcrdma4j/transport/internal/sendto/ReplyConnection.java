@@ -6,8 +6,8 @@ import org.rpcrdma4j.transport.internal.common.Counters;
 /**
  * ReplyConnection - the connection a call's reply goes out on, as its {@link ReplyJob} sees it:
  * the public connection the reply names, plus where a finished reply is handed in and the memory
- * a reply is encoded into. The connection layer above implements it and hands it to the
- * connection's {@link ReplyJobPool}.
+ * a reply is encoded into. The connection layer above implements it and hands it to each
+ * {@link ReplyJob} it makes.
  *
  * <p>Threading: every method from any thread (the RPC layer's workers build and send replies).
  */

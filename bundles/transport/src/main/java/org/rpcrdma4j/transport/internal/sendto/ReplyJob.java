@@ -1,7 +1,7 @@
 package org.rpcrdma4j.transport.internal.sendto;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
@@ -9,6 +9,7 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 
 /**
  * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
@@ -17,7 +18,7 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * second decode), the memory a reply may be encoded into ({@link #replyBuffer()}), and once
  * sent, the RPC reply and where its DDP-eligible item lies.
  *
- * <p>Life cycle ({@link #state}): FREE (in its {@link ReplyJobPool}) → OPEN ({@link #open},
+ * <p>Life cycle ({@link #state}): FREE (in its connection's {@link BoundedPool}) → OPEN ({@link #open},
  * when the call's reply is detached; the RPC layer owns it) → SENT ({@link #send}; the
  * connection's {@link ReplySender} owns it) → FREE once {@link #recycle()}d: posted, refused
  * with ERR_CHUNK, or dropped. OPEN → ABANDONED ({@link #abandon}) → FREE at once.
@@ -26,10 +27,18 @@ import org.rpcrdma4j.transport.RdmaConnection;
  * reply sender's accessors under the connection's send lock.
  */
 public final class ReplyJob implements PendingReply {
-    private static final int FREE = 0;
-    private static final int OPEN = 1;
-    private static final int SENT = 2;
-    private static final int ABANDONED = 3;
+    /** Where a context is in its life cycle. */
+    private enum State {
+        /** In its pool. */
+        FREE,
+        /** The call's reply is detached: the RPC layer owns it. */
+        OPEN,
+        /** The reply was sent: the connection's reply sender owns it. */
+        SENT,
+        /** The RPC layer gave up on the reply. */
+        ABANDONED
+    }
+
     /** {@link #singleKey}: the call's segments name no key, or more than one. */
     private static final long NO_SINGLE_KEY = -1;
     /** {@link #sameKey}: two segments so far named different keys. */
@@ -37,10 +46,10 @@ public final class ReplyJob implements PendingReply {
 
     private final ReplyConnection connection;
     /** The pool this context returns to; null for one made beyond the pool's bound. */
-    private final ReplyJobPool pool;
+    private final BoundedPool<ReplyJob> pool;
     /** The call's reply-relevant header: fixed words, no read list, its write list and reply chunk. */
     private final ParsedHeader call;
-    private final AtomicInteger state = new AtomicInteger(FREE);
+    private final AtomicReference<State> state = new AtomicReference<>(State.FREE);
     private int xid;
     private long writeChunkCapacity;
     private long replyChunkCapacity;
@@ -56,7 +65,7 @@ public final class ReplyJob implements PendingReply {
     private final ByteBuffer[] borrowed = new ByteBuffer[2];
     private int borrowedCount;
 
-    ReplyJob(ReplyConnection connection, ReplyJobPool pool, RpcRdmaLimits limits) {
+    public ReplyJob(ReplyConnection connection, BoundedPool<ReplyJob> pool, RpcRdmaLimits limits) {
         this.connection = connection;
         this.pool = pool;
         this.call = new ParsedHeader(limits);
@@ -68,7 +77,7 @@ public final class ReplyJob implements PendingReply {
      * is sent. Allocates nothing.
      */
     public ReplyJob open(ParsedHeader header) {
-        if (!state.compareAndSet(FREE, OPEN)) {
+        if (!state.compareAndSet(State.FREE, State.OPEN)) {
             throw new IllegalStateException(this + " taken from its pool while in use");
         }
         call.copyReplyChunksFrom(header);
@@ -144,7 +153,7 @@ public final class ReplyJob implements PendingReply {
     @Override
     public void send(ByteBuffer rpcReply, int ddpItemOffset) {
         checkItem(rpcReply, ddpItemOffset);
-        if (!state.compareAndSet(OPEN, SENT)) {
+        if (!state.compareAndSet(State.OPEN, State.SENT)) {
             throw new IllegalStateException(this + " was already finished");
         }
         this.reply = rpcReply;
@@ -154,7 +163,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public void abandon() {
-        if (!state.compareAndSet(OPEN, ABANDONED)) {
+        if (!state.compareAndSet(State.OPEN, State.ABANDONED)) {
             throw new IllegalStateException(this + " was already finished");
         }
         connection.counters().increment(Counter.REPLIES_ABANDONED);
@@ -192,7 +201,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public ByteBuffer replyBuffer() {
-        if (state.get() != OPEN) {
+        if (state.get() != State.OPEN) {
             throw new IllegalStateException(this + " was already finished");
         }
         ByteBuffer buffer = replyBuffer;
@@ -205,7 +214,7 @@ public final class ReplyJob implements PendingReply {
 
     @Override
     public ByteBuffer largerReplyBuffer(int capacity) {
-        if (state.get() != OPEN) {
+        if (state.get() != State.OPEN) {
             throw new IllegalStateException(this + " was already finished");
         }
         if (borrowedCount == borrowed.length) {
@@ -230,9 +239,9 @@ public final class ReplyJob implements PendingReply {
             borrowed[i] = null;
         }
         borrowedCount = 0;
-        int was = state.getAndSet(FREE);
-        if (was == FREE || was == OPEN) {
-            throw new IllegalStateException(this + " recycled while " + (was == FREE ? "free" : "open"));
+        State was = state.getAndSet(State.FREE);
+        if (was == State.FREE || was == State.OPEN) {
+            throw new IllegalStateException(this + " recycled while " + (was == State.FREE ? "free" : "open"));
         }
         if (pool != null) {
             pool.release(this);

@@ -11,6 +11,7 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.SendOpcode;
@@ -21,9 +22,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * ReplySender - the reply path of one connection (the counterpart of Linux's svc_rdma_sendto):
  * it turns each RPC reply into RDMA WRITEs and one SEND, in the order the replies were sent.
  *
- * <p>For each reply, decided once from the call's own chunk lists (parsed when the call arrived
- * and kept in its pooled {@link ReplyJob}, so a reply cache's RPC reply is framed for the
- * retransmission that asked for it):
+ * <p>For each reply, its {@link ReplyPlan}, decided once from the call's own chunk lists (parsed
+ * when the call arrived and kept in its pooled {@link ReplyJob}, so a reply cache's RPC reply is
+ * framed for the retransmission that asked for it):
  * <ol>
  * <li>a DDP-eligible item that fits the client's first write chunk is pushed there with RDMA
  *     WRITE and leaves the message, length word kept and XDR round-up dropped (RFC 8166 §3.4.5);
@@ -45,13 +46,7 @@ import org.rpcrdma4j.verbs.VerbsException;
  * <p>Threading: under the connection's send lock (its loop, or the worker that built the reply).
  */
 public final class ReplySender {
-    private static final int INLINE = 1;
-    private static final int REPLY_CHUNK = 2;
-    private static final int TOO_LARGE = 3;
-
     private final ArrayDeque<ReplyJob> queue = new ArrayDeque<>();
-    /** The header of the reply being planned: its job's copy of the call's chunk lists. */
-    private ParsedHeader call;
     private final ReplyEncoder encoder = new ReplyEncoder();
     private final SendQueue sendQueue;
     private final ReplyStaging staging;
@@ -59,23 +54,15 @@ public final class ReplySender {
     private final Counters counters;
     private final AtomicInteger repliesInTransit;
     private final int credits;
-    private final int sendLimit;
     private SendWorkRequest[] writes = new SendWorkRequest[0];
     private long[] writeChunkBytes = new long[0];
 
-    /* The plan of the job at the head of the queue, made once however often it waits. */
-    private ReplyJob planned;
-    private int mode;
-    private int itemOffset;
-    private int itemLength;
-    private int itemPadded;
-    private int reducedLength;
-    private int stagingBytes;
-    private int requests;
-    private int invalidateKey;
-    private boolean invalidate;
+    /** The plan of the job at the head of the queue, made once however often it waits. */
+    private final ReplyPlan plan;
 
     private boolean starvedBuffers;
+    /** Replies the last pump posted or answered. */
+    private int pumped;
 
     public ReplySender(SendQueue sendQueue, ReplyStaging staging,
                 ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
@@ -86,7 +73,7 @@ public final class ReplySender {
         this.errorReplies = errorReplies;
         this.counters = counters;
         this.credits = credits;
-        this.sendLimit = sendLimit;
+        this.plan = new ReplyPlan(sendLimit, staging.capacity(), sendQueue.depth());
     }
 
     public void enqueue(ReplyJob job) {
@@ -105,113 +92,69 @@ public final class ReplySender {
             repliesInTransit.decrementAndGet();
             counters.increment(Counter.REPLIES_DROPPED);
         }
-        planned = null;
-        call = null;
+        plan.clear();
     }
 
     /**
-     * pump() - post the queued replies, in order, as far as resources allow.
+     * pump() - post the queued replies, in order, as far as resources allow; {@link #pumped()}
+     * tells how many went.
      *
-     * @return the number of replies posted (or answered with ERR_CHUNK), or -1 when a post
+     * @return {@link PostOutcome#POSTED} when no reply is left waiting, {@link PostOutcome#MUST_WAIT}
+     *         when the head of the queue waits for resources, {@link PostOutcome#FAILED} when a post
      *         failed and the connection must close
      */
-    public int pump() {
-        int done = 0;
+    public PostOutcome pump() {
+        pumped = 0;
         while (!queue.isEmpty()) {
             ReplyJob job = queue.peekFirst();
-            if (planned != job) {
-                plan(job);
+            if (!plan.isFor(job)) {
+                plan.plan(job);
             }
-            int result = mode == TOO_LARGE ? refuse(job) : post(job);
-            if (result == 0) {
-                return done;
+            boolean refused = plan.mode() == ReplyPlan.Mode.TOO_LARGE;
+            PostOutcome outcome = refused ? refuse(job) : post(job);
+            if (outcome == PostOutcome.MUST_WAIT) {
+                return outcome;
             }
             queue.pollFirst();
-            planned = null;
-            call = null;
+            plan.clear();
             job.recycle();
-            if (mode == TOO_LARGE) {
+            if (refused) {
                 // Answered by an error reply, not a SEND of its own: done with it now.
                 repliesInTransit.decrementAndGet();
             }
-            if (result < 0) {
-                return -1;
+            if (outcome == PostOutcome.FAILED) {
+                return outcome;
             }
-            done++;
+            pumped++;
         }
-        return done;
+        return PostOutcome.POSTED;
     }
 
-    private void plan(ReplyJob job) {
-        planned = job;
-        call = job.call();
-        ByteBuffer reply = job.reply();
-        int length = reply.remaining();
-        itemOffset = -1;
-        itemLength = 0;
-        itemPadded = 0;
-        WriteList writeList = call.writeList();
-        if (job.ddpItemOffset() >= 0 && writeList.chunkCount() > 0) {
-            int item = reply.getInt(reply.position() + job.ddpItemOffset());
-            if (item > 0 && item <= writeList.chunkLength(0)) {
-                itemOffset = job.ddpItemOffset() + Integer.BYTES;
-                itemLength = item;
-                itemPadded = (int) ReplyJob.roundUp(item);
-            }
-        }
-        reducedLength = length - itemPadded;
-        int writeRequests = itemLength > 0 ? segmentsFor(writeList.segments(), writeList.firstSegment(0),
-                writeList.segmentCount(0), itemLength) : 0;
-        if (ReplyEncoder.replyHeaderLength(call, false) + reducedLength <= sendLimit) {
-            mode = INLINE;
-            stagingBytes = itemLength;
-            requests = writeRequests + 1;
-        } else if (call.hasReplyChunk() && call.replyChunk().totalLength() >= reducedLength
-                && ReplyEncoder.replyHeaderLength(call, true) <= sendLimit) {
-            mode = REPLY_CHUNK;
-            stagingBytes = bodyStart() + reducedLength;
-            SegmentList chunk = call.replyChunk();
-            requests = writeRequests + segmentsFor(chunk, 0, chunk.count(), reducedLength) + 1;
-        } else {
-            mode = TOO_LARGE;
-        }
-        if (mode != TOO_LARGE && (stagingBytes > staging.capacity() || requests > sendQueue.depth())) {
-            mode = TOO_LARGE;
-        }
-        chooseInvalidation(job);
+    /** @return replies the last {@link #pump()} posted or answered with ERR_CHUNK */
+    public int pumped() {
+        return pumped;
     }
 
-    /** Where the message goes in a reply's staging extent: after the item, cache-line aligned. */
-    private int bodyStart() {
-        return (itemLength + ReplyStaging.ALIGNMENT - 1) & -ReplyStaging.ALIGNMENT;
-    }
-
-    /** Send With Invalidate when the connection allows it and every segment of the call named the same key. */
-    private void chooseInvalidation(ReplyJob job) {
-        invalidate = job.invalidates();
-        invalidateKey = invalidate ? job.invalidateKey() : 0;
-    }
-
-    /** @return 1 when answered, 0 never, -1 when the post failed */
-    private int refuse(ReplyJob job) {
+    /** @return POSTED when answered with ERR_CHUNK, FAILED when the post failed (it never waits) */
+    private PostOutcome refuse(ReplyJob job) {
         counters.increment(Counter.REPLIES_TOO_LARGE);
-        return errorReplies.sendErrChunk(job.xid()) ? 1 : -1;
+        return errorReplies.sendErrChunk(job.xid()) ? PostOutcome.POSTED : PostOutcome.FAILED;
     }
 
-    /** @return 1 when posted, 0 when it must wait, -1 when the post failed */
-    private int post(ReplyJob job) {
+    /** @return whether the reply was posted, must wait for resources, or its post failed */
+    private PostOutcome post(ReplyJob job) {
         SendContext ctx = sendQueue.tryAcquire();
         if (ctx == null) {
             if (!starvedBuffers) {
                 starvedBuffers = true;
                 counters.increment(Counter.SEND_BUFFER_STARVATION);
             }
-            return 0;
+            return PostOutcome.MUST_WAIT;
         }
         starvedBuffers = false;
         MemoryRegion region = null;
         int extent = 0;
-        if (stagingBytes > 0) {
+        if (plan.stagingBytes() > 0) {
             try {
                 region = staging.region();
             } catch (VerbsException e) {
@@ -219,19 +162,19 @@ public final class ReplySender {
                 repliesInTransit.decrementAndGet();
                 counters.increment(Counter.POST_FAILURES);
                 sendQueue.failed("registering the reply staging memory failed: " + e.getMessage());
-                return -1;
+                return PostOutcome.FAILED;
             }
-            extent = staging.allocate(stagingBytes);
+            extent = staging.allocate(plan.stagingBytes());
             if (extent < 0) {
                 // Waits for this connection's share or for the slab (the staging counts which).
                 sendQueue.abandon(ctx);
-                return 0;
+                return PostOutcome.MUST_WAIT;
             }
-            ctx.holdStaging(extent, stagingBytes);
+            ctx.holdStaging(extent, plan.stagingBytes());
         }
-        if (!sendQueue.reserve(requests)) {
+        if (!sendQueue.reserve(plan.requests())) {
             sendQueue.abandon(ctx);
-            return 0;
+            return PostOutcome.MUST_WAIT;
         }
         SendWorkRequest first = build(job, ctx, region, extent);
         ctx.carriesReply(true);
@@ -246,47 +189,48 @@ public final class ReplySender {
             // the WRITEs among them read the staging extent until then, so the context and its
             // extent are released by their completions (the SEND, last in the chain, failed).
             int posted = Math.max(0, e.failedIndex());
-            sendQueue.unreserve(requests - posted);
-            if (posted < requests) {
+            sendQueue.unreserve(plan.requests() - posted);
+            if (posted < plan.requests()) {
                 sendQueue.abandonAfterWrites(ctx, posted);
             }
             counters.increment(Counter.POST_FAILURES);
-            sendQueue.failed("posting a reply's " + (requests > 1 ? requests - 1 + " RDMA WRITE(s) and its " : "")
-                    + (invalidate ? "SEND_WITH_INV" : "SEND") + " failed at request " + e.failedIndex() + ": " + e.getMessage());
-            return -1;
+            sendQueue.failed("posting a reply's " + (plan.requests() > 1 ? plan.requests() - 1 + " RDMA WRITE(s) and its " : "")
+                    + (plan.invalidate() ? "SEND_WITH_INV" : "SEND") + " failed at request " + e.failedIndex() + ": " + e.getMessage());
+            return PostOutcome.FAILED;
         }
-        return 1;
+        return PostOutcome.POSTED;
     }
 
     private SendWorkRequest build(ReplyJob job, SendContext ctx, MemoryRegion region, int extent) {
         ByteBuffer reply = job.reply();
-        int writeCount = requests - 1;
+        int writeCount = plan.requests() - 1;
         ensureWrites(writeCount);
         int w = 0;
+        ParsedHeader call = plan.call();
         WriteList writeList = call.writeList();
         long[] written = writeChunkBytes(writeList.chunkCount());
-        if (itemLength > 0) {
-            region.buffer().put(extent, reply, reply.position() + itemOffset, itemLength);
+        if (plan.itemLength() > 0) {
+            region.buffer().put(extent, reply, reply.position() + plan.itemOffset(), plan.itemLength());
             w = addWrites(ctx, w, writeList.segments(), writeList.firstSegment(0), writeList.segmentCount(0),
-                    region, extent, itemLength);
-            written[0] = itemLength;
+                    region, extent, plan.itemLength());
+            written[0] = plan.itemLength();
         }
         ByteBuffer send = ctx.buffer();
         int sendLength;
-        if (mode == INLINE) {
+        if (plan.mode() == ReplyPlan.Mode.INLINE) {
             int headerLength = encoder.encodeMsgReply(send, 0, send.capacity(), call, credits, written);
             copyReduced(reply, send, headerLength);
-            sendLength = headerLength + reducedLength;
+            sendLength = headerLength + plan.reducedLength();
         } else {
-            int at = extent + bodyStart();
+            int at = extent + plan.bodyStart();
             copyReduced(reply, region.buffer(), at);
             SegmentList chunk = call.replyChunk();
-            w = addWrites(ctx, w, chunk, 0, chunk.count(), region, at, reducedLength);
-            sendLength = encoder.encodeNomsgReply(send, 0, send.capacity(), call, credits, written, reducedLength);
+            w = addWrites(ctx, w, chunk, 0, chunk.count(), region, at, plan.reducedLength());
+            sendLength = encoder.encodeNomsgReply(send, 0, send.capacity(), call, credits, written, plan.reducedLength());
         }
-        SendWorkRequest sendRequest = ctx.prepareSend(sendLength, invalidate ? SendOpcode.SEND_WITH_INV : SendOpcode.SEND);
-        if (invalidate) {
-            sendRequest.invalidateKey(invalidateKey);
+        SendWorkRequest sendRequest = ctx.prepareSend(sendLength, plan.invalidate() ? SendOpcode.SEND_WITH_INV : SendOpcode.SEND);
+        if (plan.invalidate()) {
+            sendRequest.invalidateKey(plan.invalidateKey());
         }
         for (int i = 0; i < w; i++) {
             writes[i].next(i + 1 < w ? writes[i + 1] : sendRequest);
@@ -297,13 +241,14 @@ public final class ReplySender {
     /** Copies the message without the DDP item's bytes and round-up into {@code dst} at {@code at}. */
     private void copyReduced(ByteBuffer reply, ByteBuffer dst, int at) {
         int p = reply.position();
-        if (itemLength == 0) {
-            dst.put(at, reply, p, reducedLength);
+        if (plan.itemLength() == 0) {
+            dst.put(at, reply, p, plan.reducedLength());
             return;
         }
+        int itemOffset = plan.itemOffset();
         dst.put(at, reply, p, itemOffset);
-        int tail = reducedLength - itemOffset;
-        dst.put(at + itemOffset, reply, p + itemOffset + itemPadded, tail);
+        int tail = plan.reducedLength() - itemOffset;
+        dst.put(at + itemOffset, reply, p + itemOffset + plan.itemPadded(), tail);
     }
 
     /** Adds RDMA WRITEs of {@code length} bytes at {@code source} into the segments, in order. */
@@ -327,31 +272,17 @@ public final class ReplySender {
         return w;
     }
 
-    /** @return the number of segments that {@code length} bytes fill, first to last */
-    private static int segmentsFor(SegmentList segments, int first, int count, int length) {
-        long left = length;
-        int n = 0;
-        for (int i = first; i < first + count && left > 0; i++) {
-            long take = Math.min(left, segments.length(i));
-            if (take > 0) {
-                n++;
-                left -= take;
-            }
-        }
-        return n;
-    }
-
     /** countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1). */
     private void countPosted(int sign) {
         counters.addOwned(Counter.SENDS, sign);
-        if (requests > 1) {
-            counters.addOwned(Counter.WRITES, sign * (requests - 1L));
+        if (plan.requests() > 1) {
+            counters.addOwned(Counter.WRITES, sign * (plan.requests() - 1L));
         }
-        counters.addOwned(mode == INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
-        if (itemLength > 0) {
+        counters.addOwned(plan.mode() == ReplyPlan.Mode.INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
+        if (plan.itemLength() > 0) {
             counters.addOwned(Counter.REPLIES_WRITE_CHUNK, sign);
         }
-        if (invalidate) {
+        if (plan.invalidate()) {
             counters.addOwned(Counter.SEND_WITH_INVALIDATE, sign);
         }
     }

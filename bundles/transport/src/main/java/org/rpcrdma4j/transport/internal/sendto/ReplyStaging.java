@@ -27,7 +27,6 @@ public final class ReplyStaging {
     private final StagingSlab slab;
     private final PoolShare.Account account;
     private final Counters counters;
-    private final PoolShare.Verdict[] verdict = new PoolShare.Verdict[1];
     private Counter stalled;
 
     /**
@@ -56,12 +55,12 @@ public final class ReplyStaging {
      * @return the extent's offset in the slab, or -1 when the reply must wait (counted)
      */
     int allocate(int length) {
-        int at = slab.allocate(account, length, verdict);
+        int at = slab.allocate(account, length);
         if (at >= 0) {
             stalled = null;
             return at;
         }
-        Counter reason = verdict[0] == PoolShare.Verdict.OVER_SHARE ? Counter.REPLY_STAGING_SHARE_WAITS
+        Counter reason = account.verdict() == PoolShare.Verdict.OVER_SHARE ? Counter.REPLY_STAGING_SHARE_WAITS
                 : Counter.REPLY_STAGING_STARVATION;
         if (stalled != reason) {
             stalled = reason;

@@ -54,22 +54,20 @@ public final class StagingSlab {
      *
      * @param account the connection's account
      * @param length bytes wanted, 1..{@link #capacity()}
-     * @return the extent's offset, or -1 with the verdict in {@code verdict[0]}
+     * @return the extent's offset, or -1 with the reason in the account's {@link PoolShare.Account#verdict()}
      */
-    synchronized int allocate(PoolShare.Account account, int length, PoolShare.Verdict[] verdict) {
+    synchronized int allocate(PoolShare.Account account, int length) {
         int size = aligned(length);
-        PoolShare.Verdict v = account.admit(size, capacity - allocated);
-        if (v == PoolShare.Verdict.ADMIT) {
-            int at = allocate(length);
-            if (at >= 0) {
-                account.took(size);
-                verdict[0] = v;
-                return at;
-            }
-            v = account.poolEmpty();
+        if (account.admit(size, capacity - allocated) != PoolShare.Verdict.ADMIT) {
+            return -1;
         }
-        verdict[0] = v;
-        return -1;
+        int at = allocate(length);
+        if (at < 0) {
+            account.poolEmpty();
+            return -1;
+        }
+        account.took(size);
+        return at;
     }
 
     /** free() - give back a connection's extent. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.transport.internal.common.PoolShare;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
@@ -65,5 +66,23 @@ class StagingSlabTest {
         live.forEach(e -> s.free(e[0], e[1]));
         assertEquals(0, s.allocated());
         assertEquals(0, s.allocate(CAPACITY));
+    }
+
+    @Test
+    void aRefusedAllocationLeavesItsReasonOnTheAccount() throws Exception {
+        StagingSlab s = staging();
+        PoolShare.Account alone = s.openAccount(Long.MAX_VALUE);
+        assertEquals(0, s.allocate(alone, CAPACITY / 2));
+        assertEquals(PoolShare.Verdict.ADMIT, alone.verdict());
+        assertEquals(-1, s.allocate(alone, CAPACITY / 2), "past three quarters of the slab");
+        assertEquals(PoolShare.Verdict.OVER_SHARE, alone.verdict());
+        PoolShare.Account other = s.openAccount(Long.MAX_VALUE);
+        int x = s.allocate(other, CAPACITY / 4);
+        assertEquals(CAPACITY / 2, x);
+        assertEquals(-1, s.allocate(other, CAPACITY / 2), "the slab has a quarter left");
+        assertEquals(PoolShare.Verdict.POOL_EMPTY, other.verdict());
+        s.free(alone, 0, CAPACITY / 2);
+        s.free(other, x, CAPACITY / 4);
+        assertEquals(0, s.allocated());
     }
 }

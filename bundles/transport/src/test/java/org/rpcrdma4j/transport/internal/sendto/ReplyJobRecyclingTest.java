@@ -15,6 +15,7 @@ import org.rpcrdma4j.transport.conformance.CallBuilder;
 import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.RecordingHandler;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
+import org.rpcrdma4j.transport.internal.common.BoundedPool;
 import org.rpcrdma4j.transport.internal.connection.ConnectionState;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
@@ -22,7 +23,7 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
  * The pooled per-call reply contexts of a connection go back to its pool on every path: posted,
  * abandoned, and dropped because the connection closed before the reply was sent.
  */
-class ReplyJobPoolTest {
+class ReplyJobRecyclingTest {
     private static final int[] ACCEPTED_SUCCESS = {1, 0, 0, 0, 0};
 
     @Test
@@ -32,7 +33,7 @@ class ReplyJobPoolTest {
                 TransportConfig.builder().credits(4).backchannelCredits(0).build(), handler)) {
             RawClient client = harness.connect();
             ConnectionState connection = (ConnectionState) harness.transport().connections().get(0);
-            ReplyJobPool pool = connection.replyJobs();
+            BoundedPool<ReplyJob> pool = connection.replyJobs();
             for (int i = 0; i < 3; i++) {
                 CallBuilder.msg(0x700 + i).inline(CallBuilder.bytes(16, i)).send(client, 0);
             }

@@ -21,13 +21,13 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.internal.connection.SendLocks;
 
 /**
- * KeptCallsTest - while the loop's standby watches, the thread that received a client's batch of
+ * CallBatchesOnLoopTest - while the loop's standby watches, the thread that received a client's batch of
  * calls keeps all of it and runs the calls one after another (no worker is woken for them), as
  * long as such calls are short for the time slice (longer ones go to the workers); a kept call
  * that blocks past its time slice does not hold the calls kept behind it: the standby that takes
  * the loop over sends them to the workers, and every call runs exactly once.
  */
-class KeptCallsTest {
+class CallBatchesOnLoopTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int BATCH = 8;
     private static final int BATCHES = 50;

@@ -4,15 +4,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * KeptCalls - the calls one crew thread kept from a pass ({@link CompletionLoop#lend}), which it
+ * CallsRunOnLoop - the calls one crew thread kept from a pass ({@link CompletionLoop#runOnLoop}), which it
  * runs one after another once the pass ends. Each crew thread has its own. Every call is claimed
  * exactly once: by the thread that kept it, or by a standby that took the loop over from it
  * ({@link #moveUnclaimedTo}, under the crew lock, which also orders the kept calls written
  * before the leader stepped aside), never both.
  */
-final class KeptCalls {
-    final Runnable[] calls = new Runnable[LoopCrew.MAX_CALLS_KEPT_PER_PASS];
-    final Executor[] elsewhere = new Executor[LoopCrew.MAX_CALLS_KEPT_PER_PASS];
+final class CallsRunOnLoop {
+    final Runnable[] calls = new Runnable[LoopCrew.MAX_CALLS_RUN_ON_LOOP_PER_PASS];
+    final Executor[] elsewhere = new Executor[LoopCrew.MAX_CALLS_RUN_ON_LOOP_PER_PASS];
     /** Calls kept; written by the owner while it leads, read by a standby under the crew lock. */
     int count;
     /** The next call not yet claimed. */
@@ -48,7 +48,7 @@ final class KeptCalls {
     }
 
     /** Under the crew lock: the calls not yet claimed become {@code to}'s (which has none). */
-    void moveUnclaimedTo(KeptCalls to) {
+    void moveUnclaimedTo(CallsRunOnLoop to) {
         to.clear();
         for (int i = claimRest(); i < count; i++) {
             to.add(calls[i], elsewhere[i]);

@@ -29,12 +29,12 @@ import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
- * LoopLendingTest - {@link ReceivedCall#runOnReceivingThread} through the transport's own API: a
+ * RunOnReceivingThreadTest - {@link ReceivedCall#runOnReceivingThread} through the transport's own API: a
  * call offered from {@code onCall} at an idle loop runs on the loop thread that received it
  * (after its pass, the standby leading); offered from any other thread it is refused, and the
  * loop's state is not touched from there.
  */
-class LoopLendingTest {
+class RunOnReceivingThreadTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final ExecutorService elsewhere = Executors.newSingleThreadExecutor(r -> new Thread(r, "elsewhere"));

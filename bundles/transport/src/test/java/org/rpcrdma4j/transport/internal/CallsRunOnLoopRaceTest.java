@@ -10,12 +10,12 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * KeptCallsRaceTest - the claim protocol of {@link KeptCalls}: the thread that
+ * CallsRunOnLoopRaceTest - the claim protocol of {@link CallsRunOnLoop}: the thread that
  * kept the calls runs them one by one while a standby taking the loop over moves the ones not
  * yet claimed to its own and sends them on. Raced many times, every call runs exactly once, and
  * each owner reuses its object once its calls are all claimed.
  */
-class KeptCallsRaceTest {
+class CallsRunOnLoopRaceTest {
     private static final int ROUNDS = 20_000;
     private static final Executor NOWHERE = task -> {
         throw new AssertionError("a kept call's elsewhere is the loop's to use, not the claim protocol's");
@@ -31,9 +31,9 @@ class KeptCallsRaceTest {
 
     @Test
     void everyKeptCallRunsOnceWhenATakeoverRacesTheThreadThatKeptThem() throws Exception {
-        KeptCalls leader = new KeptCalls();
-        KeptCalls standby = new KeptCalls();
-        int batch = LoopCrew.MAX_CALLS_KEPT_PER_PASS;
+        CallsRunOnLoop leader = new CallsRunOnLoop();
+        CallsRunOnLoop standby = new CallsRunOnLoop();
+        int batch = LoopCrew.MAX_CALLS_RUN_ON_LOOP_PER_PASS;
         AtomicIntegerArray runs = new AtomicIntegerArray(ROUNDS * batch);
         CyclicBarrier start = new CyclicBarrier(2);
         CyclicBarrier end = new CyclicBarrier(2);

@@ -235,6 +235,7 @@ public final class ReplySender {
         for (int i = 0; i < w; i++) {
             writes[i].next(i + 1 < w ? writes[i + 1] : sendRequest);
         }
+        ctx.retires(w);
         return w > 0 ? writes[0] : sendRequest;
     }
 
@@ -261,7 +262,8 @@ public final class ReplySender {
             if (n == 0) {
                 continue;
             }
-            writes[w].reset(SendOpcode.RDMA_WRITE, WorkRequestIds.of(WorkRequestIds.WRITE, ctx.index()), SendWorkRequest.SIGNALED)
+            // unsignaled: the reply's SEND, chained after it, retires it (SendQueue)
+            writes[w].reset(SendOpcode.RDMA_WRITE, WorkRequestIds.of(WorkRequestIds.WRITE, ctx.index()), 0)
                     .next(null);
             writes[w].addSge(region, at, n).remote(segments.offset(i), segments.handle(i));
             counters.addOwned(Counter.WRITE_BYTES, n);

@@ -32,6 +32,11 @@ public final class SendContext {
      * released when the last of them completes, not before.
      */
     int writesBeforeRelease;
+    /**
+     * The send-queue slots this SEND's completion gives back: its own and those of the
+     * unsignaled RDMA WRITEs chained before it, which a signaled completion after them retires.
+     */
+    private int slots = 1;
 
     SendContext(int index, MemoryRegion region, int offset, int length, int maxSge) {
         this.index = index;
@@ -73,6 +78,18 @@ public final class SendContext {
 
     SendWorkRequest request() {
         return request;
+    }
+
+    /** retires() - this SEND's completion retires {@code writes} unsignaled WRITEs besides itself. */
+    void retires(int writes) {
+        slots = writes + 1;
+    }
+
+    /** @return the send-queue slots this SEND's completion gives back, then 1 again for the next use */
+    int takeSlots() {
+        int n = slots;
+        slots = 1;
+        return n;
     }
 
     /** holdStaging() - remember the staging extent to free when this SEND completes. */

@@ -18,9 +18,12 @@ import org.rpcrdma4j.verbs.WorkCompletion;
 /**
  * SendQueue - send-queue accounting and the send buffers of one connection.
  *
- * <p>Every request this transport posts is signaled, so a slot is taken at post and given back
- * when that request's completion is polled; nothing is ever posted beyond {@link #depth()}. READ
- * chains reserve their slots here too. A SEND that finds the queue full waits in FIFO order and
+ * <p>A slot is taken at post and given back when the completion that retires its request is
+ * polled: a SEND's and a READ's own; a reply's RDMA WRITEs are posted unsignaled, chained before
+ * its SEND, and retired by the SEND's completion, which gives back their slots too (one
+ * completion per reply, as one post). Errors and flushes complete unsignaled WRITEs as well;
+ * those completions only report. Nothing is ever posted beyond {@link #depth()}. READ chains
+ * reserve their slots here too. A SEND that finds the queue full waits in FIFO order and
  * is posted by {@link #pump()} as completions free slots: no thread blocks.
  *
  * <p>Ownership: the connection owns the queue; {@link #deregister()} after the queue pair is
@@ -134,6 +137,7 @@ public final class SendQueue {
 
     /** abandon() - give back a context that will not be posted, with its staging extent. */
     void abandon(SendContext context) {
+        context.takeSlots();
         if (context.carriesReply()) {
             context.carriesReply(false);
             repliesInTransit.decrementAndGet();
@@ -205,13 +209,16 @@ public final class SendQueue {
     }
 
     /**
-     * onSendCompletion() - a SEND completed: its slot and buffer are free again.
+     * onSendCompletion() - a SEND completed: its slot, those of the WRITEs chained before it, and
+     * its buffer are free again.
      *
      * @return true on success or flush; false on an error that must close the connection
      */
     public boolean onSendCompletion(WorkCompletion wc) {
-        outstanding--;
-        abandon(contexts[WorkRequestIds.index(wc.id())]);
+        SendContext context = contexts[WorkRequestIds.index(wc.id())];
+        outstanding -= context.takeSlots();
+        assert outstanding >= 0 : "a SEND's completion gave back slots never taken: " + outstanding;
+        abandon(context);
         if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;
         }
@@ -221,16 +228,21 @@ public final class SendQueue {
     }
 
     /**
-     * onWriteCompletion() - an RDMA WRITE of a reply completed: its slot is free again (its
-     * staging memory is freed with the reply's SEND).
+     * onWriteCompletion() - an RDMA WRITE of a reply completed, which an unsignaled WRITE does
+     * only in error or flushed. Behind a posted SEND its slot is the SEND's to give back (with the
+     * staging memory); behind a SEND that failed to post, the WRITE's completion gives back its own
+     * slot, and the last one the context.
      *
      * @return true on success or flush; false on an error that must close the connection
      */
     public boolean onWriteCompletion(WorkCompletion wc) {
-        outstanding--;
         SendContext context = contexts[WorkRequestIds.index(wc.id())];
-        if (context.writesBeforeRelease > 0 && --context.writesBeforeRelease == 0) {
-            abandon(context);
+        if (context.writesBeforeRelease > 0) {
+            outstanding--;
+            assert outstanding >= 0 : "a WRITE's completion gave back a slot never taken: " + outstanding;
+            if (--context.writesBeforeRelease == 0) {
+                abandon(context);
+            }
         }
         if (wc.isSuccess() || wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED) {
             return true;

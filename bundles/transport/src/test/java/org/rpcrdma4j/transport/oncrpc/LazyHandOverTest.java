@@ -64,7 +64,7 @@ class LazyHandOverTest {
     void aKeptCallThatBlocksIsTakenOverAfterItsTimeSliceAndTheLoopServesOn() throws Exception {
         // 50 ms slices: the standby watches for 1 s after a kept call, and takes a blocked call's
         // loop over 50 ms after it began. Calls must be kept often enough that the standby watches
-        // (CompletionLoop.runOnLoopIntervalNanos: the moving average of the time between kept calls
+        // (LoopCrew.runOnLoopIntervalNanos: the moving average of the time between kept calls
         // must fall under half a slice, here 25 ms). With 5 ms slices that bound was 2.5 ms, and a
         // busy CI host whose echo round trips took longer never got a watching standby.
         start(50_000);

@@ -58,12 +58,17 @@ final class PeerResources {
                     .initiatorDepth(1).responderResources(responder).build());
             return r;
         } catch (VerbsException | RuntimeException e) {
-            try {
-                r.release();
-            } catch (VerbsException | RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            r.releaseAfter(e);
             throw e;
+        }
+    }
+
+    /** releaseAfter() - {@link #release()} after {@code cause} ended an open; a failure to release is suppressed in it. */
+    void releaseAfter(Exception cause) {
+        try {
+            release();
+        } catch (VerbsException | RuntimeException e) {
+            cause.addSuppressed(e);
         }
     }
 

@@ -110,11 +110,8 @@ public final class RawPeer implements AutoCloseable {
             res.connection.connect(data);
             return peer;
         } catch (VerbsException | RuntimeException e) {
-            try {
-                peer.close();
-            } catch (VerbsException | RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            peer.closed = true;
+            res.releaseAfter(e);
             throw e;
         }
     }

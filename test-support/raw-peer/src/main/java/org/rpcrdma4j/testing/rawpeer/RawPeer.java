@@ -11,11 +11,13 @@ import java.util.concurrent.TimeoutException;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionEventHandler;
 import org.rpcrdma4j.verbs.ConnectionEventType;
 import org.rpcrdma4j.verbs.MemoryRegion;
+import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 import org.rpcrdma4j.verbs.SendOpcode;
 import org.rpcrdma4j.verbs.SendWorkRequest;
@@ -46,7 +48,13 @@ public final class RawPeer implements AutoCloseable {
     private final InetSocketAddress server;
     private final PeerShape shape;
     private final PeerResources res;
+    /** The hot path's collaborators, read once: the queues, both buffers and the slot size. */
+    private final QueuePair qp;
+    private final CompletionQueue cq;
     private final ByteBuffer sendBuffer;
+    private final ByteBuffer receiveBuffer;
+    private final int slotBytes;
+    private final int sendDepth;
     private final HeaderWriter headerWriter = new HeaderWriter();
     private final SendWorkRequest send = new SendWorkRequest(1);
     private final ReceiveWorkRequest[] receives;
@@ -74,7 +82,12 @@ public final class RawPeer implements AutoCloseable {
         this.server = server;
         this.shape = shape;
         this.res = res;
+        qp = res.qp;
+        cq = res.cq;
         sendBuffer = res.sendRegion.buffer();
+        receiveBuffer = res.receiveRegion.buffer();
+        slotBytes = shape.slotBytes();
+        sendDepth = shape.sendSlots();
         receives = new ReceiveWorkRequest[shape.receiveSlots()];
         completions = new WorkCompletion[shape.sendSlots() + shape.receiveSlots()];
         freeSlots = new int[shape.sendSlots()];
@@ -338,7 +351,7 @@ public final class RawPeer implements AutoCloseable {
 
     private void post(SendOpcode opcode, long id, int at, int length) throws VerbsException {
         send.reset(opcode, id, SendWorkRequest.SIGNALED).addSge(res.sendRegion, at, length);
-        res.qp.postSend(send);
+        qp.postSend(send);
         sendsInFlight++;
     }
 
@@ -356,7 +369,7 @@ public final class RawPeer implements AutoCloseable {
 
     /** @return true when the send queue has room for another {@link #postSend(int, int)} */
     public boolean canPostSend() {
-        return sendsInFlight < shape.sendSlots();
+        return sendsInFlight < sendDepth;
     }
 
     /**
@@ -406,7 +419,7 @@ public final class RawPeer implements AutoCloseable {
         if (closed) {
             return 0;
         }
-        int n = res.cq.poll(completions, completions.length);
+        int n = cq.poll(completions, completions.length);
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];
             long id = wc.id();
@@ -414,10 +427,10 @@ public final class RawPeer implements AutoCloseable {
                 onSendCompletion(wc, id);
             } else if (wc.isSuccess()) {
                 int index = (int) (id - RECEIVE_ID);
-                handler.onReceive(res.receiveRegion.buffer(), index * shape.slotBytes(), wc.byteCount());
+                handler.onReceive(receiveBuffer, index * slotBytes, wc.byteCount());
                 receivesHandled++;
                 if (reposting) {
-                    res.qp.postReceive(receives[index].next(null));
+                    qp.postReceive(receives[index].next(null));
                 }
             } else {
                 receivesFailed++;

@@ -694,7 +694,7 @@ public abstract class TransportConformanceTest {
         // responder) goes to error and flushes every posted receive. Before the fix the flushed
         // receives were reposted into the errored queue pair, flushed again, forever: the
         // harness never settled and the connection was never closed.
-        victim.writeWithForgedKey();
+        victim.writeRemote(new byte[64], 0x10000L, 0x5eed0bad);
         harness.settle();
         assertFalse(served.isOpen(), "the connection whose queue pair failed is closed");
         assertEquals(1, stats().get(Counter.QUEUE_PAIR_FLUSHES));

@@ -48,7 +48,7 @@ public final class RawPeer implements AutoCloseable {
     private final InetSocketAddress server;
     private final PeerShape shape;
     private final PeerResources res;
-    /** The hot path's collaborators, read once: the queues, both buffers and the slot size. */
+    /** The hot path's collaborators, read once: the queues, both buffers, the slot size, the send queue's depth. */
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final ByteBuffer sendBuffer;
@@ -290,7 +290,7 @@ public final class RawPeer implements AutoCloseable {
     public void send(byte[] header, byte[] body) throws VerbsException {
         int length = header.length + body.length;
         int slot = takeSlot(length);
-        int at = slot * shape.slotBytes();
+        int at = slot * slotBytes;
         sendBuffer.put(at, header);
         sendBuffer.put(at + header.length, body);
         post(SendOpcode.SEND, slot, at, length);
@@ -301,12 +301,12 @@ public final class RawPeer implements AutoCloseable {
      */
     public void sendMessage(int xid, int credits, byte[] rpcMessage) throws VerbsException {
         int slot = takeSlot(rpcMessage.length);
-        int at = slot * shape.slotBytes();
+        int at = slot * slotBytes;
         int header = headerAt(at).fixedHeader(xid, RpcRdma.VERSION_1, credits, RpcRdma.RDMA_MSG).finish();
-        if (header + rpcMessage.length > shape.slotBytes()) {
+        if (header + rpcMessage.length > slotBytes) {
             freeSlots[freeCount++] = slot;
             throw new IllegalArgumentException(this + ": a " + (header + rpcMessage.length) + "-byte message in a "
-                    + shape.slotBytes() + "-byte slot");
+                    + slotBytes + "-byte slot");
         }
         sendBuffer.put(at + header, rpcMessage);
         post(SendOpcode.SEND, slot, at, header + rpcMessage.length);
@@ -322,29 +322,21 @@ public final class RawPeer implements AutoCloseable {
      */
     public void writeRemote(byte[] data, long remoteAddress, int rkey) throws VerbsException {
         int slot = takeSlot(data.length);
-        int at = slot * shape.slotBytes();
+        int at = slot * slotBytes;
         sendBuffer.put(at, data);
         send.reset(SendOpcode.RDMA_WRITE, slot, SendWorkRequest.SIGNALED).remote(remoteAddress, rkey)
                 .addSge(res.sendRegion, at, data.length);
-        res.qp.postSend(send);
+        qp.postSend(send);
         sendsInFlight++;
     }
 
-    /**
-     * writeWithForgedKey() - a hostile peer's RDMA WRITE aimed at the server with a key it never
-     * gave out: the server's queue pair, the responder, goes to the error state (and this one too).
-     */
-    public void writeWithForgedKey() throws VerbsException {
-        writeRemote(new byte[64], 0x10000L, 0x5eed0bad);
-    }
-
     private int takeSlot(int length) {
-        if (length > shape.slotBytes()) {
-            throw new IllegalArgumentException(this + ": a " + length + "-byte message in a " + shape.slotBytes()
+        if (length > slotBytes) {
+            throw new IllegalArgumentException(this + ": a " + length + "-byte message in a " + slotBytes
                     + "-byte slot");
         }
         if (freeCount == 0) {
-            throw new IllegalStateException(this + ": all " + shape.sendSlots() + " send slots are in flight");
+            throw new IllegalStateException(this + ": all " + sendDepth + " send slots are in flight");
         }
         return freeSlots[--freeCount];
     }
@@ -364,7 +356,7 @@ public final class RawPeer implements AutoCloseable {
 
     /** @return the peer's one header writer, wrapped over one slot's bytes of the send memory from {@code at} */
     public HeaderWriter headerAt(int at) {
-        return headerWriter.wrap(sendBuffer, at, Math.min(shape.slotBytes(), sendBuffer.capacity() - at));
+        return headerWriter.wrap(sendBuffer, at, Math.min(slotBytes, sendBuffer.capacity() - at));
     }
 
     /** @return true when the send queue has room for another {@link #postSend(int, int)} */

@@ -23,12 +23,12 @@ import org.junit.jupiter.api.Test;
  * in prose.
  *
  * <p>The layers, bottom up: the codec and the verbs contract use nothing of ours; the verbs
- * providers and the client use only those; the host server uses nothing of ours; the transport
- * uses the codec, the verbs contract and the host server; registration strategies and the NFS
- * binding plug into the transport's SPI only; the shell operates the client, server, transport
- * and verbs APIs; the NFS programs use nothing of ours but their own shared local file system
- * package. No bundle reaches into another's {@code internal} packages, and the bundles form no
- * cycle. Inside the transport, the packages form no cycle either, and the internal packages are
+ * providers, the client and the raw test peer use only those; the host server uses nothing of ours;
+ * the transport uses the codec, the verbs contract and the host server; registration strategies and
+ * the NFS binding plug into the transport's SPI only; the shell operates the client, server,
+ * transport and verbs APIs; the NFS programs use nothing of ours but their own shared local file
+ * system package. No bundle reaches into another's {@code internal} packages, and the bundles form
+ * no cycle. Inside the transport, the packages form no cycle either, and the internal packages are
  * layers in which each uses only the ones below it.
  */
 class BundleDependencyRulesTest {
@@ -44,7 +44,8 @@ class BundleDependencyRulesTest {
         // the rest really was imported, or every rule would pass on nothing.
         for (String present : List.of("org.rpcrdma4j.codec.HeaderDecoder",
                 "org.rpcrdma4j.transport.internal.CompletionLoop", "org.rpcrdma4j.server.HostServer",
-                "org.rpcrdma4j.nfs3.Nfs3Program", "org.rpcrdma4j.client.RpcRdmaClient")) {
+                "org.rpcrdma4j.nfs3.Nfs3Program", "org.rpcrdma4j.client.RpcRdmaClient",
+                "org.rpcrdma4j.testing.rawpeer.RawPeer")) {
             if (!classes.contain(present)) {
                 throw new IllegalStateException("ArchUnit did not import " + present + ": the rules would check nothing");
             }
@@ -81,13 +82,15 @@ class BundleDependencyRulesTest {
     }
 
     @Test
-    void providersAndTheClientUseOnlyTheVerbsContractAndTheCodec() {
+    void providersTheClientAndTheRawTestPeerUseOnlyTheVerbsContractAndTheCodec() {
         onlyUses("the loopback provider", List.of("org.rpcrdma4j.verbs.loopback.."), List.of("org.rpcrdma4j.verbs"))
                 .check(classes);
         onlyUses("the DiSNI provider", List.of("org.rpcrdma4j.verbs.disni.."),
                 List.of("org.rpcrdma4j.verbs", "org.rpcrdma4j.disni..")).check(classes);
         onlyUses("the client", List.of("org.rpcrdma4j.client.."), List.of("org.rpcrdma4j.codec..", "org.rpcrdma4j.verbs"))
                 .check(classes);
+        onlyUses("the raw test peer", List.of("org.rpcrdma4j.testing.rawpeer.."),
+                List.of("org.rpcrdma4j.codec..", "org.rpcrdma4j.verbs")).check(classes);
     }
 
     @Test

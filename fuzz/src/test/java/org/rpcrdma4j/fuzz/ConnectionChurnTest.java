@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -61,7 +62,7 @@ class ConnectionChurnTest {
 
     private static void runCycles(FuzzBed bed, int from, int to) throws Exception {
         for (int i = from; i < to; i++) {
-            Peer p = new Peer(bed.fabric.provider(), bed.transport.localAddress(),
+            RawPeer p = RawPeer.open(bed.fabric.provider(), bed.transport.localAddress(), FuzzBed.PEER_SHAPE,
                     new org.rpcrdma4j.codec.ConnectionPrivateData(4096, 4096, false));
             bed.peers.add(p);
             int ending = i % 4;
@@ -87,8 +88,8 @@ class ConnectionChurnTest {
         }
     }
 
-    private static void call(FuzzBed bed, Peer p, int xid) throws Exception {
-        assertTrue(p.send(Messages.validCall(xid)));
+    private static void call(FuzzBed bed, RawPeer p, int xid) throws Exception {
+        p.send(Messages.validCall(xid));
         bed.settle();
         assertEquals(1, bed.held.size(), "the call is delivered");
         ReceivedCall call = bed.held.remove(0);

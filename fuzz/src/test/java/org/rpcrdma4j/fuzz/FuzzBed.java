@@ -7,18 +7,21 @@ import java.util.List;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
+import org.rpcrdma4j.testing.rawpeer.PeerShape;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransport;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
+import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
  * FuzzBed - a transport on a deterministic loopback fabric with the lkey strategy, any number of
- * {@link Peer}s (which may vanish at any time), and a handler that holds every call until the
+ * {@link RawPeer}s (which may vanish at any time), and a handler that holds every call until the
  * test releases it. Everything runs on the test's thread; {@link #settle()} drives the fabric, the
  * transport and the peers until none has work.
  *
@@ -27,9 +30,16 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 final class FuzzBed implements AutoCloseable {
     private static final int MAX_ROUNDS = 20_000;
 
+    /**
+     * The peers' memory, little since a test creates thousands of them: 8 KiB messages, 4 sends,
+     * 16 receives, a 64 KiB source the server may only READ and a 64 KiB sink.
+     */
+    static final PeerShape PEER_SHAPE = PeerShape.builder().slotBytes(8 * 1024).sendSlots(4).receiveSlots(16)
+            .source(64 * 1024, Access.REMOTE_READ).sinkBytes(64 * 1024).responderResources(4).build();
+
     final LoopbackFabric fabric;
     final RdmaTransport transport;
-    final List<Peer> peers = new ArrayList<>();
+    final List<RawPeer> peers = new ArrayList<>();
     final List<ReceivedCall> held = new ArrayList<>();
 
     FuzzBed(LoopbackFabric fabric, TransportConfig config) throws VerbsException {
@@ -41,12 +51,12 @@ final class FuzzBed implements AutoCloseable {
     }
 
     /** connect() - a new peer announcing a 4 KiB receive size (RFC 8797), established or refused. */
-    Peer connect() throws VerbsException {
+    RawPeer connect() throws VerbsException {
         return connect(new ConnectionPrivateData(4096, 4096, false));
     }
 
-    Peer connect(ConnectionPrivateData privateData) throws VerbsException {
-        Peer p = new Peer(fabric.provider(), transport.localAddress(), privateData);
+    RawPeer connect(ConnectionPrivateData privateData) throws VerbsException {
+        RawPeer p = RawPeer.open(fabric.provider(), transport.localAddress(), FuzzBed.PEER_SHAPE, privateData);
         peers.add(p);
         settle();
         return p;
@@ -57,7 +67,7 @@ final class FuzzBed implements AutoCloseable {
         for (int round = 0; round < MAX_ROUNDS; round++) {
             int work = fabric.runUntilIdle();
             work += transport.doWork();
-            for (Peer p : peers) {
+            for (RawPeer p : peers) {
                 work += p.poll();
             }
             if (work == 0) {
@@ -72,7 +82,7 @@ final class FuzzBed implements AutoCloseable {
     void step() throws VerbsException {
         transport.doWork();
         fabric.step();
-        for (Peer p : peers) {
+        for (RawPeer p : peers) {
             p.poll();
         }
     }
@@ -96,7 +106,7 @@ final class FuzzBed implements AutoCloseable {
     /** Closes the peers and the transport and drives until the transport reports itself closed. */
     boolean closeTransport() throws VerbsException {
         releaseAll();
-        for (Peer p : peers) {
+        for (RawPeer p : peers) {
             p.close();
         }
         transport.close();

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 
@@ -17,8 +18,8 @@ final class Messages {
     }
 
     /** A call header with read list, write list and reply chunk, then an inline body; READ data placed in the peer's memory. */
-    static byte[] call(Peer peer, FuzzedDataProvider data) {
-        ByteBuffer b = ByteBuffer.allocate(Peer.BUFFER);
+    static byte[] call(RawPeer peer, FuzzedDataProvider data) {
+        ByteBuffer b = ByteBuffer.allocate(FuzzBed.PEER_SHAPE.slotBytes());
         b.putInt(data.consumeInt());
         b.putInt(data.consumeInt(0, 15) == 0 ? data.consumeInt() : RpcRdma.VERSION_1);
         b.putInt(data.consumeInt(0, 7) == 0 ? data.consumeInt() : data.consumeInt(0, 64));
@@ -57,17 +58,19 @@ final class Messages {
     }
 
     /** One segment: handle, length, offset; a read segment's data is what the server's READ will find. */
-    private static void segment(ByteBuffer b, Peer peer, FuzzedDataProvider data, boolean read) {
+    private static void segment(ByteBuffer b, RawPeer peer, FuzzedDataProvider data, boolean read) {
         int rkey = peer == null ? 0 : read ? peer.rkey() : peer.sinkRkey();
         b.putInt(data.consumeInt(0, 7) == 0 ? data.consumeInt() : rkey);
         int length = data.consumeInt(0, 7) == 0 ? data.consumeInt() : data.consumeInt(0, 20_000);
         b.putInt(length);
-        int at = data.consumeInt(0, Peer.SOURCE);
+        int at = data.consumeInt(0, FuzzBed.PEER_SHAPE.sourceBytes());
         long offset = data.consumeInt(0, 7) == 0 ? data.consumeLong()
                 : peer == null ? at : read ? peer.sourceAddress(at) : peer.sinkAddress(at);
         b.putLong(offset);
         if (read && peer != null && data.consumeBoolean()) {
-            peer.expose(data.consumeBytes(Math.max(0, Math.min(length, 20_000))), at);
+            byte[] chunk = data.consumeBytes(Math.max(0, Math.min(length, 20_000)));
+            int from = Math.floorMod(at, FuzzBed.PEER_SHAPE.sourceBytes());
+            peer.exposeAt(from, chunk, 0, Math.min(chunk.length, FuzzBed.PEER_SHAPE.sourceBytes() - from));
         }
     }
 

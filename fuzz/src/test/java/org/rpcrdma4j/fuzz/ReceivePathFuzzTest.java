@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -68,13 +69,13 @@ class ReceivePathFuzzTest {
     }
 
     private static void perform(FuzzBed bed, FuzzedDataProvider data) throws Exception {
-        Peer peer = bed.peers.isEmpty() ? null : bed.peers.get(data.consumeInt(0, bed.peers.size() - 1));
+        RawPeer peer = bed.peers.isEmpty() ? null : bed.peers.get(data.consumeInt(0, bed.peers.size() - 1));
         int op = data.consumeInt(0, 9);
         if (TRACE) {
             System.out.printf("op %d on peer %d; %s%n", op, bed.peers.indexOf(peer), bed.usage());
         }
         switch (op) {
-            case 0 -> send(bed, peer, data.consumeBytes(data.consumeInt(0, Peer.BUFFER)));
+            case 0 -> send(bed, peer, data.consumeBytes(data.consumeInt(0, FuzzBed.PEER_SHAPE.slotBytes())));
             case 1, 2, 3 -> send(bed, peer, Messages.call(peer, data));
             case 4 -> answer(bed, data);
             case 5 -> {
@@ -105,7 +106,7 @@ class ReceivePathFuzzTest {
         }
     }
 
-    private static void send(FuzzBed bed, Peer peer, byte[] message) throws Exception {
+    private static void send(FuzzBed bed, RawPeer peer, byte[] message) throws Exception {
         if (peer == null || !peer.canSend()) {
             bed.settle();
             return;
@@ -140,26 +141,26 @@ class ReceivePathFuzzTest {
         bed.settle();
         checkAccounting(bed);
 
-        List<Peer> serving = new ArrayList<>();
-        for (Peer p : bed.peers) {
+        List<RawPeer> serving = new ArrayList<>();
+        for (RawPeer p : bed.peers) {
             if (p.isEstablished() && !p.isDisconnected() && !p.isClosed()) {
                 serving.add(p);
             }
         }
         serving.add(bed.connect());
         int xid = 0x7fff_0000;
-        for (Peer p : serving) {
+        for (RawPeer p : serving) {
             p.takeReplies();
             assertServed(bed, p, xid++);
         }
 
-        for (Peer p : bed.peers) {
+        for (RawPeer p : bed.peers) {
             if (!p.isClosed()) {
                 p.disconnect();
             }
         }
         bed.settle();
-        for (Peer p : bed.peers) {
+        for (RawPeer p : bed.peers) {
             p.close();
         }
         bed.settle();
@@ -182,8 +183,8 @@ class ReceivePathFuzzTest {
      */
     private static void checkAccounting(FuzzBed bed) {
         for (RdmaConnection c : bed.transport.connections()) {
-            Peer peer = null;
-            for (Peer p : bed.peers) {
+            RawPeer peer = null;
+            for (RawPeer p : bed.peers) {
                 if (!p.isClosed() && !p.isDisconnected() && c.remoteAddress().equals(p.connection().localAddress())) {
                     peer = p;
                 }
@@ -207,8 +208,9 @@ class ReceivePathFuzzTest {
     }
 
     /** A valid inline call on {@code p} reaches the handler, and its inline reply reaches {@code p}. */
-    private static void assertServed(FuzzBed bed, Peer p, int xid) throws Exception {
-        require(p.send(Messages.validCall(xid)), "a send buffer is free on a settled peer");
+    private static void assertServed(FuzzBed bed, RawPeer p, int xid) throws Exception {
+        require(p.canSend(), "a send buffer is free on a settled peer");
+        p.send(Messages.validCall(xid));
         bed.settle();
         ReceivedCall call = null;
         for (ReceivedCall c : bed.held) {

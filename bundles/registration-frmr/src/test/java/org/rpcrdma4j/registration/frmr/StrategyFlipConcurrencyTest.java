@@ -15,13 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conformance.CallBuilder;
-import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
@@ -54,7 +54,7 @@ class StrategyFlipConcurrencyTest {
             call.release();
             verified.incrementAndGet();
         }), lkey, frmr)) {
-            RawClient client = harness.connect();
+            RawPeer client = harness.connect();
             AtomicBoolean stop = new AtomicBoolean();
             Thread completion = new Thread(() -> {
                 while (!stop.get()) {

@@ -9,12 +9,12 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conformance.CallBuilder;
-import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.RecordingHandler;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -32,7 +32,7 @@ class StrategyRemovalTest {
         RecordingHandler handler = new RecordingHandler();
         TransportConfig config = TransportConfig.builder().readSinkLength(4096).maxOutstandingReads(2).build();
         try (TransportHarness harness = new TransportHarness(LoopbackFabric.deterministic(), config, handler, lkey, frmr)) {
-            RawClient client = harness.connect();
+            RawPeer client = harness.connect();
             CallBuilder first = CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(40_000, 2));
             first.send(client, 0);
             for (int i = 0; i < 100 && harness.usage().readsInFlight() == 0; i++) {
@@ -70,7 +70,7 @@ class StrategyRemovalTest {
         RecordingHandler handler = new RecordingHandler();
         TransportConfig config = TransportConfig.builder().readSinkLength(4096).maxOutstandingReads(1).build();
         try (TransportHarness harness = new TransportHarness(LoopbackFabric.deterministic(), config, handler, lkey, frmr)) {
-            RawClient client = harness.connect();
+            RawPeer client = harness.connect();
             CallBuilder first = CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(40_000, 2));
             CallBuilder second = CallBuilder.msg(2).inline(CallBuilder.bytes(8, 3)).chunk(CallBuilder.bytes(30_000, 4));
             first.send(client, 0);

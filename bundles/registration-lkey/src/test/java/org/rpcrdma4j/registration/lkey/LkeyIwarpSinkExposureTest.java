@@ -9,10 +9,10 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conformance.CallBuilder;
-import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.RecordingHandler;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
 import org.rpcrdma4j.verbs.loopback.FabricMode;
@@ -36,8 +36,8 @@ class LkeyIwarpSinkExposureTest {
                 .capabilities(LkeyIwarpTransportTest.IWARP).build();
         try (TransportHarness harness = new TransportHarness(fabric, TransportConfig.DEFAULTS, handler,
                 new LkeyRegistrationStrategy())) {
-            RawClient victim = harness.connect();
-            RawClient attacker = harness.connect();
+            RawPeer victim = harness.connect();
+            RawPeer attacker = harness.connect();
 
             CallBuilder victimCall = CallBuilder.msg(0x1501).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(3000, 2));
             victimCall.send(victim, 0);
@@ -58,7 +58,7 @@ class LkeyIwarpSinkExposureTest {
             // victim's own key (seen on the wire by a peer on the path, or guessed).
             attacker.writeRemote(junk, victimSink.taggedOffset(), attackerSink.stag());
             drive(harness);
-            int failedWithOwnKey = attacker.failedSends();
+            int failedWithOwnKey = attacker.sendsFailed();
             if (failedWithOwnKey == 0) {
                 attacker.writeRemote(junk, victimSink.taggedOffset(), victimSink.stag());
                 drive(harness);
@@ -69,7 +69,7 @@ class LkeyIwarpSinkExposureTest {
             call.copyBody().get(body);
             assertArrayEquals(victimCall.expectedBody(), body,
                     "another client overwrote the victim's call data through a sink key it learnt from a READ");
-            assertTrue(attacker.failedSends() >= 1, "the hostile WRITE was refused by the server's device");
+            assertTrue(attacker.sendsFailed() >= 1, "the hostile WRITE was refused by the server's device");
             assertEquals(0, harness.usage().sinkRegistrations(),
                     "a held call keeps its sink, but no sink key outlives its READ: " + harness.usage());
             call.release();

@@ -9,6 +9,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -16,7 +17,6 @@ import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.conformance.CallBuilder;
-import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.RecordingHandler;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -48,7 +48,7 @@ class LkeyPoolShareTest {
         return harness;
     }
 
-    private TransportStatistics statsOf(RawClient client) {
+    private TransportStatistics statsOf(RawPeer client) {
         for (RdmaConnection c : harness.transport().connections()) {
             if (c.remoteAddress().equals(client.localAddress())) {
                 return c.statistics();
@@ -71,8 +71,8 @@ class LkeyPoolShareTest {
         // and the other client's call waited (READ_SINK_STARVATION) until the greedy released.
         start(TransportConfig.builder().completionLoops(1).readSinkCount(8).readSinkLength(4096).build(),
                 LoopbackFabric.builder().build());
-        RawClient greedy = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer greedy = harness.connect();
+        RawPeer other = harness.connect();
         for (int i = 0; i < 8; i++) {
             CallBuilder.msg(0x100 + i).inline(CallBuilder.bytes(4, i)).chunk(CallBuilder.bytes(4000, i)).send(greedy, 0);
         }
@@ -122,8 +122,8 @@ class LkeyPoolShareTest {
         // other client's large reply waited (REPLY_STAGING_STARVATION).
         start(TransportConfig.builder().completionLoops(1).replyStagingBytes(64 << 10).stallTimeoutSeconds(3600).build(),
                 LoopbackFabric.builder().rnrRetryFromConnectRequest(true).build());
-        RawClient stalled = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer stalled = harness.connect();
+        RawPeer other = harness.connect();
         stalled.stopReposting();
         // Use up the stalled peer's posted receives with small inline round trips.
         for (int i = 0; i < 32; i++) {
@@ -165,7 +165,7 @@ class LkeyPoolShareTest {
         // Before, the default pools (16 MiB of sinks per device, divided among the loops) could
         // not hold them: READ_SINK_STARVATION moved.
         start(TransportConfig.builder().completionLoops(1).build(), LoopbackFabric.builder().build());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         List<CallBuilder> sent = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             CallBuilder call = CallBuilder.msg(0x600 + i).inline(CallBuilder.bytes(128, i))

@@ -8,6 +8,7 @@ import java.util.List;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.Xdr;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 
 /**
  * CallBuilder - describe a call as the RPC message the server must reconstruct, and encode it as
@@ -117,7 +118,7 @@ public final class CallBuilder {
      *
      * @return this
      */
-    public CallBuilder writableReplyChunk(RawClient client, int length) {
+    public CallBuilder writableReplyChunk(RawPeer client, int length) {
         replyChunk = new int[] {client.rkey(), length};
         replyChunkOffset = client.exposeChunk(new byte[length], 0, length);
         return this;
@@ -167,8 +168,8 @@ public final class CallBuilder {
      *
      * @param rkeyDelta added to every advertised rkey (non-zero: a READ that must fail)
      */
-    public void send(RawClient client, int rkeyDelta) throws Exception {
-        ByteBuffer header = ByteBuffer.allocate(RawClient.BUFFER);
+    public void send(RawPeer client, int rkeyDelta) throws Exception {
+        ByteBuffer header = ByteBuffer.allocate(client.shape().slotBytes());
         HeaderWriter w = new HeaderWriter().wrap(header, 0, header.capacity())
                 .fixedHeader(xid, RpcRdma.VERSION_1, credits, proc);
         byte[] stream = inlineStream();
@@ -197,7 +198,7 @@ public final class CallBuilder {
         client.send(h, proc == RpcRdma.RDMA_MSG ? stream : new byte[0]);
     }
 
-    private static void writeSegments(HeaderWriter w, RawClient client, long position, byte[] data, int[] split, int rkeyDelta) {
+    private static void writeSegments(HeaderWriter w, RawPeer client, long position, byte[] data, int[] split, int rkeyDelta) {
         int at = 0;
         for (int length : split) {
             long address = client.exposeChunk(data, at, length);

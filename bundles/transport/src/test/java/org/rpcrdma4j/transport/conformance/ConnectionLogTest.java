@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -49,7 +50,7 @@ class ConnectionLogTest {
         RecordingHandler handler = new RecordingHandler();
         try (TransportHarness harness = new TransportHarness(LoopbackFabric.builder().build(), TransportConfig.DEFAULTS,
                 handler)) {
-            RawClient client = harness.connect(new ConnectionPrivateData(4096, 2048, true));
+            RawPeer client = harness.connect(new ConnectionPrivateData(4096, 2048, true));
             harness.settle();
             for (int i = 0; i < 20; i++) {
                 CallBuilder.msg(0x700 + i).inline(CallBuilder.bytes(8, i)).send(client, 1);

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
@@ -228,13 +229,13 @@ public abstract class FaultMatrixTest {
         }
         TransportConfig config = builder.build();
         try (TransportHarness h = new TransportHarness(LoopbackFabric.builder().build(), config, handler, strategy())) {
-            RawClient bystander = h.connect();
+            RawPeer bystander = h.connect();
             warmUp(h, handler, bystander);
             h.settle();
             Pools baseline = pools(h);
             TransportStatistics stats = h.transport().statistics();
 
-            RawClient victim = h.connect();
+            RawPeer victim = h.connect();
             RdmaConnection victimConnection = connectionOf(h, victim);
             Set<Integer> victimXids = new HashSet<>();
             // A call the program holds while the fault strikes.
@@ -348,8 +349,8 @@ public abstract class FaultMatrixTest {
         RecordingHandler handler = new RecordingHandler();
         TransportConfig config = TransportConfig.builder().completionLoops(1).build();
         try (TransportHarness h = new TransportHarness(LoopbackFabric.builder().build(), config, handler, strategy())) {
-            RawClient bystander = h.connect();
-            RawClient victim = h.connect();
+            RawPeer bystander = h.connect();
+            RawPeer victim = h.connect();
             TransportStatistics stats = h.transport().statistics();
             call(victim, 0x400, Shape.WRITE_CHUNK).send(victim, 0);
             h.settle();
@@ -385,7 +386,7 @@ public abstract class FaultMatrixTest {
         }
     }
 
-    private static RdmaConnection connectionOf(TransportHarness h, RawClient client) {
+    private static RdmaConnection connectionOf(TransportHarness h, RawPeer client) {
         for (RdmaConnection c : h.transport().connections()) {
             if (c.remoteAddress().equals(client.localAddress())) {
                 return c;
@@ -398,14 +399,14 @@ public abstract class FaultMatrixTest {
         INLINE, READ_CHUNK, WRITE_CHUNK, REPLY_CHUNK
     }
 
-    private static void warmUp(TransportHarness h, RecordingHandler handler, RawClient bystander) throws Exception {
+    private static void warmUp(TransportHarness h, RecordingHandler handler, RawPeer bystander) throws Exception {
         int xid = 0x800;
         for (Shape shape : Shape.values()) {
             answerOne(h, handler, bystander, xid++, shape);
         }
     }
 
-    private static CallBuilder call(RawClient client, int xid, Shape shape) {
+    private static CallBuilder call(RawPeer client, int xid, Shape shape) {
         CallBuilder b = CallBuilder.msg(xid).inline(CallBuilder.bytes(16, xid));
         switch (shape) {
             case READ_CHUNK:
@@ -443,7 +444,7 @@ public abstract class FaultMatrixTest {
     }
 
     /** A call of {@code shape} from {@code client}, answered by the program, the reply checked at the client. */
-    private static void answerOne(TransportHarness h, RecordingHandler handler, RawClient client, int xid, Shape shape)
+    private static void answerOne(TransportHarness h, RecordingHandler handler, RawPeer client, int xid, Shape shape)
             throws Exception {
         call(client, xid, shape).send(client, 0);
         h.settle();
@@ -464,7 +465,7 @@ public abstract class FaultMatrixTest {
      *
      * @return calls the program still runs (held, unreleased) when the fault strikes
      */
-    private static List<ReceivedCall> drive(Cell cell, TransportHarness h, RecordingHandler handler, RawClient victim,
+    private static List<ReceivedCall> drive(Cell cell, TransportHarness h, RecordingHandler handler, RawPeer victim,
                                             RdmaConnection victimConnection, Connection serverEnd, Set<Integer> xids)
             throws Exception {
         int xid = 0x200;
@@ -514,7 +515,7 @@ public abstract class FaultMatrixTest {
         h.fabric().faults().failNext(cell.kind(), serverEnd, cell.status());
     }
 
-    private static void answerAfterDelivery(Cell cell, TransportHarness h, RecordingHandler handler, RawClient victim,
+    private static void answerAfterDelivery(Cell cell, TransportHarness h, RecordingHandler handler, RawPeer victim,
                                             Connection serverEnd, int xid, Shape shape) throws Exception {
         call(victim, xid, shape).send(victim, 0);
         h.settle();

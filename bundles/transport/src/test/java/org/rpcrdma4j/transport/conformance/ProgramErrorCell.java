@@ -17,6 +17,8 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.server.HostServer;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
+import org.rpcrdma4j.testing.rawpeer.RpcCallHeader;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.oncrpc.CrewThreads;
@@ -29,7 +31,7 @@ import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
  * that throws an {@link Error} on the thread that runs its call, a completion-loop crew thread
  * (leader/followers: the call runs on the thread that received it) or a worker. The whole
  * server runs as in production: the host's workers, the hosted RDMA transport with its loop's
- * own threads, on a threaded loopback fabric; the client is a {@link RawClient}.
+ * own threads, on a threaded loopback fabric; the client is a {@link RawPeer}.
  *
  * <p>What the row checks: every failing call is answered SYSTEM_ERR; the next call on the same
  * connection is answered; the failing call is repeated more often than the connection has
@@ -106,7 +108,7 @@ final class ProgramErrorCell {
     static void run(RegistrationStrategy strategy, Failure failure, CallPath path) throws Exception {
         LoopbackFabric fabric = LoopbackFabric.threaded();
         HostServer host = new HostServer(2);
-        RawClient client = null;
+        RawPeer client = null;
         try {
             int registrations = fabric.registrationCount();
             int queuePairs = fabric.queuePairCount();
@@ -120,8 +122,9 @@ final class ProgramErrorCell {
             rdma.addStrategy(strategy);
             host.addTransport(rdma);
             int port = rdma.localAddress().getPort();
-            client = new RawClient(fabric.provider(), rdma.localAddress(), new ConnectionPrivateData(4096, 4096, false));
-            awaitEstablished(client);
+            client = RawPeer.open(fabric.provider(), rdma.localAddress(), TransportHarness.CLIENT_SHAPE,
+                    new ConnectionPrivateData(4096, 4096, false));
+            client.awaitEstablished(TIMEOUT);
 
             int xid = 0x1000;
             assertEquals(0, acceptStatus(call(client, xid++, PROC_NULL)), "NULL before any failure");
@@ -188,22 +191,9 @@ final class ProgramErrorCell {
         }
     }
 
-    private static void awaitEstablished(RawClient client) throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!client.isEstablished() && !client.isDisconnected() && System.nanoTime() - deadline < 0) {
-            if (client.poll() == 0) {
-                Thread.sleep(1);
-            }
-        }
-        assertTrue(client.isEstablished(), "the client connected");
-    }
-
     /** @return the RPC reply (after the RPC-over-RDMA header) to one call, or null when none came in time */
-    private static byte[] call(RawClient client, int xid, int procedure) throws Exception {
-        ByteBuffer rpc = ByteBuffer.allocate(40);
-        rpc.putInt(xid).putInt(0).putInt(2).putInt(PROGRAM).putInt(VERSION).putInt(procedure);
-        rpc.putInt(0).putInt(0).putInt(0).putInt(0);
-        CallBuilder.msg(xid).credits(8).inline(rpc.array()).send(client, 0);
+    private static byte[] call(RawPeer client, int xid, int procedure) throws Exception {
+        CallBuilder.msg(xid).credits(8).inline(RpcCallHeader.call(xid, PROGRAM, VERSION, procedure, new byte[0])).send(client, 0);
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() - deadline < 0) {
             if (client.poll() == 0) {

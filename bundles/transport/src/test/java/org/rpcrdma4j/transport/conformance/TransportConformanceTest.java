@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
@@ -126,7 +127,7 @@ public abstract class TransportConformanceTest {
     }
 
     /** Sends, receives, checks byte-exact, releases. */
-    private ReceivedCall roundTrip(RawClient client, CallBuilder call) throws Exception {
+    private ReceivedCall roundTrip(RawPeer client, CallBuilder call) throws Exception {
         call.send(client, 0);
         ReceivedCall received = receiveOne();
         assertEquals(call.xid(), received.xid());
@@ -155,7 +156,7 @@ public abstract class TransportConformanceTest {
         return ByteBuffer.wrap(m).getInt(index * 4);
     }
 
-    private void assertError(RawClient client, int xid, int errorCode) throws Exception {
+    private void assertError(RawPeer client, int xid, int errorCode) throws Exception {
         harness.settle();
         List<byte[]> replies = client.takeReplies();
         assertEquals(1, replies.size(), "one RDMA_ERROR");
@@ -179,8 +180,8 @@ public abstract class TransportConformanceTest {
     @Test
     void acceptAdvertisesInlineSizesAndTakesTheClientsReceiveSize() throws Exception {
         start(TransportConfig.builder().inlineReceiveThreshold(8192).build(), capabilities());
-        RawClient withData = harness.connect(new ConnectionPrivateData(1024, 2048, true));
-        RawClient without = harness.connect(null);
+        RawPeer withData = harness.connect(new ConnectionPrivateData(1024, 2048, true));
+        RawPeer without = harness.connect(null);
         assertEquals(8192, withData.acceptedParameters().maxReceiveSize());
         assertEquals(2048, withData.acceptedParameters().maxSendSize());
         List<RdmaConnection> conns = harness.transport().connections();
@@ -229,7 +230,7 @@ public abstract class TransportConformanceTest {
     @Test
     void inlineCallIsHandedOnWithoutACopy() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder call = CallBuilder.msg(0x1001).credits(17).inline(CallBuilder.bytes(400, 1));
         ReceivedCall received = roundTrip(client, call);
         assertEquals(17, received.creditsRequested());
@@ -246,7 +247,7 @@ public abstract class TransportConformanceTest {
     @Test
     void manyInlineCallsReuseTheReceivePool() throws Exception {
         start(TransportConfig.builder().credits(4).repostBatch(2).build(), capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         for (int i = 0; i < 40; i++) {
             roundTrip(client, CallBuilder.msg(i).inline(CallBuilder.bytes(64 + 4 * i, i))).release();
         }
@@ -257,7 +258,7 @@ public abstract class TransportConformanceTest {
     @Test
     void heldCallsStarveTheReceiveQueueAndTheNextCallWaitsWithoutLoss() throws Exception {
         start(TransportConfig.builder().credits(2).backchannelCredits(0).receiveContexts(2).repostBatch(1).build(), capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder.msg(1).inline(CallBuilder.bytes(8, 1)).send(client, 0);
         CallBuilder.msg(2).inline(CallBuilder.bytes(8, 2)).send(client, 0);
         harness.settle();
@@ -278,7 +279,7 @@ public abstract class TransportConformanceTest {
     @Test
     void errorRepliesBeyondTheSendBuffersAreDroppedAndCounted() throws Exception {
         start(TransportConfig.builder().sendBuffers(1).build(), capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         for (int xid = 0x701; xid <= 0x703; xid++) {
             client.send(header(xid, 1, RpcRdma.RDMA_MSGP, 0, 0, 0, 0, 0), new byte[0]);
         }
@@ -294,7 +295,7 @@ public abstract class TransportConformanceTest {
     @Test
     void callWithWriteListAndReplyChunkExposesThem() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         ReceivedCall r = roundTrip(client, CallBuilder.msg(77).inline(CallBuilder.bytes(40, 3)).replyChunk(0x1234, 8192));
         assertTrue(r.hasReplyChunk());
         assertEquals(0x1234, r.replyChunk().handle(0));
@@ -312,7 +313,7 @@ public abstract class TransportConformanceTest {
     void aPendingReplyKeepsItsCallsChunkListsAndIsReusedOnceItsReplyIsPosted() throws Exception {
         start(TransportConfig.builder().credits(2).backchannelCredits(0).receiveContexts(2).repostBatch(1).build(),
                 capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         ReceivedCall first = roundTrip(client, CallBuilder.msg(0x601).inline(CallBuilder.bytes(40, 3))
                 .writeChunk(0x4321, 8192).replyChunk(0x1234, 8192));
         PendingReply reply = first.detachReply();
@@ -363,7 +364,7 @@ public abstract class TransportConformanceTest {
     @Test
     void secondReleaseIsDetected() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         ReceivedCall r = roundTrip(client, CallBuilder.msg(5).inline(CallBuilder.bytes(8, 5)));
         r.release();
         assertThrows(IllegalStateException.class, r::release);
@@ -373,7 +374,7 @@ public abstract class TransportConformanceTest {
     // ---- read chunks ----
 
     private void readChunkCall(CallBuilder call) throws Exception {
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         ReceivedCall r = roundTrip(client, call);
         assertTrue(r.hasReadChunks());
         r.release();
@@ -423,7 +424,7 @@ public abstract class TransportConformanceTest {
     void positionZeroChunkWithInterleavedDataChunks() throws Exception {
         start();
         ReceivedCall r;
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         r = roundTrip(client, CallBuilder.nomsg(6).inline(CallBuilder.bytes(5000, 1)).chunk(CallBuilder.bytes(3333, 2))
                 .inline(CallBuilder.bytes(9000, 3)).chunk(CallBuilder.bytes(10, 4)).inline(CallBuilder.bytes(400, 5))
                 .chunk(CallBuilder.bytes(7, 6)));
@@ -434,7 +435,7 @@ public abstract class TransportConformanceTest {
     @Test
     void inlineTailLargerThanAPage() throws Exception {
         start(TransportConfig.builder().inlineReceiveThreshold(16 * 1024).build(), capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         roundTrip(client, CallBuilder.msg(7).inline(CallBuilder.bytes(100, 1)).chunk(CallBuilder.bytes(5000, 2))
                 .inline(CallBuilder.bytes(9000, 3))).release();
         roundTrip(client, CallBuilder.nomsg(8).inline(CallBuilder.bytes(4000, 4)).chunk(CallBuilder.bytes(4096, 5))
@@ -444,7 +445,7 @@ public abstract class TransportConformanceTest {
     @Test
     void payloadsNotAMultipleOfFourArePaddedWithZeros() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         for (int length = 1; length <= 9; length++) {
             ReceivedCall r = roundTrip(client, CallBuilder.msg(100 + length).inline(CallBuilder.bytes(12, length))
                     .chunk(CallBuilder.bytes(length, 50 + length)).inline(CallBuilder.bytes(4, 9)));
@@ -463,7 +464,7 @@ public abstract class TransportConformanceTest {
         start(cfg, twoSges);
         int sink = sinkLength(cfg, twoSges);
         int length = 3 * sink + 5;
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         roundTrip(client, CallBuilder.msg(9).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(length, 2))).release();
         assertEquals(4, stats().get(Counter.READS), "one READ per sink of " + sink + " bytes");
         assertEquals(length, stats().get(Counter.READ_BYTES));
@@ -473,7 +474,7 @@ public abstract class TransportConformanceTest {
     void ordLimitIsHonoured() throws Exception {
         TransportConfig cfg = TransportConfig.builder().maxOutstandingReads(2).readSinkLength(4096).build();
         start(cfg, capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder call = CallBuilder.msg(10).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(40_000, 1));
         call.send(client, 0);
         int most = 0;
@@ -496,7 +497,7 @@ public abstract class TransportConformanceTest {
     void sinkStarvationDefersCallsUntilSinksAreReleased() throws Exception {
         TransportConfig cfg = TransportConfig.builder().readSinkCount(2).readSinkLength(4096).build();
         start(cfg, capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder a = CallBuilder.msg(11).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(8000, 1));
         CallBuilder b = CallBuilder.msg(12).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(100, 2));
         a.send(client, 0);
@@ -513,7 +514,7 @@ public abstract class TransportConformanceTest {
     @Test
     void callNeedingMoreSinksThanThePoolHoldsGetsErrChunk() throws Exception {
         start(TransportConfig.builder().readSinkCount(2).readSinkLength(4096).build(), capabilities());
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder.msg(13).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(3 * 4096, 1)).send(client, 0);
         assertError(client, 13, RpcRdma.ERR_CHUNK);
         assertEquals(1, stats().get(Counter.READ_PLAN_REFUSED));
@@ -524,7 +525,7 @@ public abstract class TransportConformanceTest {
     void readChunksWithoutAnActiveStrategyGetErrChunk() throws Exception {
         start();
         harness.transport().removeStrategy(strategy);
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder.msg(15).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(100, 1)).send(client, 0);
         assertError(client, 15, RpcRdma.ERR_CHUNK);
         assertEquals(1, stats().get(Counter.NO_STRATEGY));
@@ -542,14 +543,14 @@ public abstract class TransportConformanceTest {
         return b.array();
     }
 
-    private void assertStillServing(RawClient client, int xid) throws Exception {
+    private void assertStillServing(RawPeer client, int xid) throws Exception {
         roundTrip(client, CallBuilder.msg(xid).inline(CallBuilder.bytes(24, xid))).release();
     }
 
     @Test
     void eachMalformedHeaderIsAnsweredAndTheConnectionGoesOn() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         byte[] body = CallBuilder.bytes(16, 1);
         record Case(String name, byte[] header, byte[] body, int error) {
         }
@@ -582,7 +583,7 @@ public abstract class TransportConformanceTest {
     @Test
     void doneErrorAndRuntMessagesAreCountedAndDropped() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         client.send(header(0x301, 1, RpcRdma.RDMA_DONE), new byte[0]);
         client.send(header(0x302, 1, RpcRdma.RDMA_ERROR, RpcRdma.ERR_CHUNK), new byte[0]);
         client.send(header(0x303, 1, RpcRdma.RDMA_ERROR, 99), new byte[0]);
@@ -598,7 +599,7 @@ public abstract class TransportConformanceTest {
     @Test
     void truncatedFixedHeaderWithAnXidGetsErrChunk() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         client.send(new byte[] {0, 0, 0x4, 0x1, 0, 0, 0, 1}, new byte[0]);
         assertError(client, 0x401, RpcRdma.ERR_CHUNK);
         assertStillServing(client, 0x402);
@@ -609,8 +610,8 @@ public abstract class TransportConformanceTest {
     @Test
     void readFailureClosesOnlyItsOwnConnection() throws Exception {
         start();
-        RawClient bad = harness.connect();
-        RawClient good = harness.connect();
+        RawPeer bad = harness.connect();
+        RawPeer good = harness.connect();
         CallBuilder.msg(0x501).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(9000, 2)).send(bad, 1);
         harness.settle();
         assertEquals(0, handler.size(), "the failed call is dropped");
@@ -628,7 +629,7 @@ public abstract class TransportConformanceTest {
     @Test
     void clientDisconnectWhileCallIsHeldReturnsEverythingOnRelease() throws Exception {
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         ReceivedCall held = roundTrip(client, CallBuilder.msg(0x601).inline(CallBuilder.bytes(4, 0)).chunk(CallBuilder.bytes(5000, 1)));
         client.disconnect();
         harness.settle();
@@ -646,12 +647,12 @@ public abstract class TransportConformanceTest {
         // issue #15: a message whose SEND completed at the client, but that the server had not
         // polled before the client disconnected, vanished without a counter.
         start();
-        RawClient leaving = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer leaving = harness.connect();
+        RawPeer other = harness.connect();
         CallBuilder.msg(0xc01).inline(CallBuilder.bytes(8, 1)).send(leaving, 0);
         harness.fabric().runUntilIdle();
         leaving.poll();
-        assertEquals(0, leaving.failedSends(), "the client's SEND completed: the message is in a server receive");
+        assertEquals(0, leaving.sendsFailed(), "the client's SEND completed: the message is in a server receive");
         leaving.disconnect();
         harness.settle();
         assertEquals(0, handler.size(), "not delivered: its connection was closing when it was polled");
@@ -665,7 +666,7 @@ public abstract class TransportConformanceTest {
     @Test
     void connectionsAreSpreadOverTheLoopsAndEachLoopServesItsOwn() throws Exception {
         startWithLoops(TransportConfig.builder().completionLoops(3).build(), capabilities());
-        List<RawClient> clients = new java.util.ArrayList<>();
+        List<RawPeer> clients = new java.util.ArrayList<>();
         for (int i = 0; i < 6; i++) {
             clients.add(harness.connect());
         }
@@ -684,8 +685,8 @@ public abstract class TransportConformanceTest {
     @Test
     void aQueuePairThatGoesToErrorUnderTheServerClosesItsConnectionAndNothingIsReposted() throws Exception {
         start();
-        RawClient victim = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer victim = harness.connect();
+        RawPeer other = harness.connect();
         roundTrip(victim, CallBuilder.msg(0x801).inline(CallBuilder.bytes(8, 1))).release();
         RdmaConnection served = harness.transport().connections().get(0);
         long receivesBefore = stats().get(Counter.RECEIVES);
@@ -693,7 +694,7 @@ public abstract class TransportConformanceTest {
         // responder) goes to error and flushes every posted receive. Before the fix the flushed
         // receives were reposted into the errored queue pair, flushed again, forever: the
         // harness never settled and the connection was never closed.
-        victim.writeWithForgedKey();
+        victim.writeRemote(new byte[64], 0x10000L, 0x5eed0bad);
         harness.settle();
         assertFalse(served.isOpen(), "the connection whose queue pair failed is closed");
         assertEquals(1, stats().get(Counter.QUEUE_PAIR_FLUSHES));
@@ -709,8 +710,8 @@ public abstract class TransportConformanceTest {
         // issue #15 defect 2: the server's queue pair kept the infinite RNR retry, so a reply SEND
         // to a peer that stopped posting receives waited for ever, holding what it held.
         start();
-        RawClient stalled = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer stalled = harness.connect();
+        RawPeer other = harness.connect();
         stalled.stopReposting();
         for (int i = 0; i < 40 && !stalled.isDisconnected(); i++) {
             // Each is answered with RDMA_ERROR/ERR_VERS: a SEND into one of the peer's receives.
@@ -730,8 +731,8 @@ public abstract class TransportConformanceTest {
         // work outstanding without any completion for stallTimeoutSeconds.
         start(TransportConfig.builder().stallTimeoutSeconds(1).completionLoops(1).build(),
                 LoopbackFabric.builder().capabilities(capabilities()).rnrRetryFromConnectRequest(true).build());
-        RawClient stalled = harness.connect();
-        RawClient other = harness.connect();
+        RawPeer stalled = harness.connect();
+        RawPeer other = harness.connect();
         stalled.stopReposting();
         for (int i = 0; i < 40; i++) {
             // Each is answered with RDMA_ERROR/ERR_VERS: a SEND into one of the peer's receives.
@@ -750,14 +751,14 @@ public abstract class TransportConformanceTest {
     @Test
     void connectRequestsBeyondMaxConnectionsAreRejected() throws Exception {
         start(TransportConfig.builder().maxConnections(2).build(), capabilities());
-        RawClient first = harness.connect();
-        RawClient second = harness.connect();
+        RawPeer first = harness.connect();
+        RawPeer second = harness.connect();
         assertThrows(IllegalStateException.class, harness::connect, "the third is rejected");
         assertEquals(1, stats().get(Counter.CONNECTIONS_REFUSED_LIMIT));
         roundTrip(first, CallBuilder.msg(0xa01).inline(CallBuilder.bytes(8, 1))).release();
         second.disconnect();
         harness.settle();
-        RawClient fourth = harness.connect();
+        RawPeer fourth = harness.connect();
         roundTrip(fourth, CallBuilder.msg(0xa02).inline(CallBuilder.bytes(8, 2))).release();
     }
 
@@ -770,7 +771,7 @@ public abstract class TransportConformanceTest {
         strategy = new PrepareRefusingStrategy(strategy());
         harness = new TransportHarness(LoopbackFabric.builder().capabilities(capabilities()).build(), config, handler,
                 strategy);
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         CallBuilder.msg(0xb01).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(9000, 2)).send(client, 0);
         assertError(client, 0xb01, RpcRdma.ERR_CHUNK);
         assertEquals(0, handler.size(), "the call is not delivered");
@@ -796,7 +797,7 @@ public abstract class TransportConformanceTest {
         // taken as a reply: it went the way of calls (here: delivered to the handler as a call)
         // and its backward call stayed outstanding, its credit gone for good.
         start();
-        RawClient client = harness.connect();
+        RawPeer client = harness.connect();
         RdmaConnection connection = harness.transport().connections().get(0);
         for (int i = 0; i < 2; i++) {
             int xid = 0xc01 + i;

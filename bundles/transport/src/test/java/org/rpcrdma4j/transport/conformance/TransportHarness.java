@@ -6,11 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.testing.rawpeer.PeerShape;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.RdmaTransport;
 import org.rpcrdma4j.transport.ResourceUsage;
 import org.rpcrdma4j.transport.RpcCallHandler;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
+import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.loopback.FabricMode;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -27,7 +30,7 @@ public final class TransportHarness implements AutoCloseable {
 
     private final LoopbackFabric fabric;
     private final RdmaTransport transport;
-    private final List<RawClient> clients = new ArrayList<>();
+    private final List<RawPeer> clients = new ArrayList<>();
 
     /** Creates a transport on {@code fabric} with {@code strategies} (the first one active). */
     public TransportHarness(LoopbackFabric fabric, TransportConfig config, RpcCallHandler handler,
@@ -48,14 +51,22 @@ public final class TransportHarness implements AutoCloseable {
         return transport;
     }
 
+    /**
+     * The clients' memory: 64 KiB messages, a source region (8 MiB) the server READs chunks from
+     * and may WRITE reply chunks into, a sink (1 MiB) for write chunks.
+     */
+    public static final PeerShape CLIENT_SHAPE = PeerShape.builder().slotBytes(64 * 1024).sendSlots(16).receiveSlots(32)
+            .source(8 << 20, Access.REMOTE_READ | Access.REMOTE_WRITE | Access.LOCAL_WRITE).sinkBytes(1 << 20)
+            .responderResources(16).build();
+
     /** connect() - a client with RFC 8797 private data (receive size 4 KiB), established. */
-    public RawClient connect() throws Exception {
+    public RawPeer connect() throws Exception {
         return connect(new ConnectionPrivateData(4096, 4096, false));
     }
 
     /** connect() - a client with the given private data (null: none), established. */
-    public RawClient connect(ConnectionPrivateData privateData) throws Exception {
-        RawClient c = new RawClient(fabric.provider(), transport.localAddress(), privateData);
+    public RawPeer connect(ConnectionPrivateData privateData) throws Exception {
+        RawPeer c = RawPeer.open(fabric.provider(), transport.localAddress(), CLIENT_SHAPE, privateData);
         clients.add(c);
         if (fabric.mode() == FabricMode.DETERMINISTIC) {
             settle();
@@ -74,7 +85,7 @@ public final class TransportHarness implements AutoCloseable {
     /**
      * forget() - close {@code client} (its connection, queue pair, regions) and stop driving it.
      */
-    public void forget(RawClient client) throws VerbsException {
+    public void forget(RawPeer client) throws VerbsException {
         clients.remove(client);
         client.close();
     }
@@ -89,7 +100,7 @@ public final class TransportHarness implements AutoCloseable {
         for (int round = 0; round < MAX_ROUNDS; round++) {
             int work = fabric.runUntilIdle();
             work += transport.doWork();
-            for (RawClient c : clients) {
+            for (RawPeer c : clients) {
                 work += c.poll();
             }
             if (work == 0) {
@@ -103,7 +114,7 @@ public final class TransportHarness implements AutoCloseable {
     public void step() throws VerbsException {
         transport.doWork();
         fabric.step();
-        for (RawClient c : clients) {
+        for (RawPeer c : clients) {
             c.poll();
         }
     }
@@ -120,7 +131,7 @@ public final class TransportHarness implements AutoCloseable {
      * @return true when the transport closed
      */
     public boolean closeTransport() throws VerbsException {
-        for (RawClient c : clients) {
+        for (RawPeer c : clients) {
             c.disconnect();
         }
         transport.close();
@@ -131,7 +142,7 @@ public final class TransportHarness implements AutoCloseable {
                 Thread.onSpinWait();
             }
             transport.doWork();
-            for (RawClient c : clients) {
+            for (RawPeer c : clients) {
                 c.poll();
             }
         }
@@ -144,7 +155,7 @@ public final class TransportHarness implements AutoCloseable {
             if (!transport.isClosed()) {
                 closeTransport();
             }
-            for (RawClient c : clients) {
+            for (RawPeer c : clients) {
                 c.close();
             }
         } finally {

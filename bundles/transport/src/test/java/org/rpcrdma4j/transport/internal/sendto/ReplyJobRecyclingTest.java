@@ -7,12 +7,12 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.ReceivedCall;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.conformance.CallBuilder;
-import org.rpcrdma4j.transport.conformance.RawClient;
 import org.rpcrdma4j.transport.conformance.RecordingHandler;
 import org.rpcrdma4j.transport.conformance.TransportHarness;
 import org.rpcrdma4j.transport.internal.common.BoundedPool;
@@ -31,7 +31,7 @@ class ReplyJobRecyclingTest {
         RecordingHandler handler = new RecordingHandler();
         try (TransportHarness harness = new TransportHarness(LoopbackFabric.deterministic(),
                 TransportConfig.builder().credits(4).backchannelCredits(0).build(), handler)) {
-            RawClient client = harness.connect();
+            RawPeer client = harness.connect();
             ConnectionState connection = (ConnectionState) harness.transport().connections().get(0);
             BoundedPool<ReplyJob> pool = connection.replyJobs();
             for (int i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@ import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.ReplyEncoder;
 import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
@@ -156,7 +157,7 @@ public final class ReplySender {
             if (item > 0 && item <= writeList.chunkLength(0)) {
                 itemOffset = job.ddpItemOffset() + Integer.BYTES;
                 itemLength = item;
-                itemPadded = (int) ReplyJob.roundUp(item);
+                itemPadded = (int) Xdr.roundUp(item);
             }
         }
         reducedLength = length - itemPadded;

@@ -2,6 +2,9 @@ package org.rpcrdma4j.benchmarks.hosted;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
+
 /**
  * BenchRpc - the benchmark's ONC RPC messages (RFC 5531), built by hand so that both transports
  * carry exactly the same bytes: calls with AUTH_NONE, the replies they must get, and the checks.
@@ -18,10 +21,8 @@ import java.nio.ByteBuffer;
  * of the calls made in setup and teardown.
  */
 final class BenchRpc {
-    static final int CALL_HEADER_BYTES = 40;
-    static final int REPLY_HEADER_BYTES = 24;
-    /** Offset of the argument (opaque length word, or READ's count) in a call. */
-    static final int ARGUMENT_OFFSET = CALL_HEADER_BYTES;
+    /** Offset of the results in a reply: {@link #isAnswered} checks every word before it. */
+    static final int RESULTS_OFFSET = RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES;
 
     private BenchRpc() {
     }
@@ -47,7 +48,7 @@ final class BenchRpc {
 
     /** @return an ECHO call of {@code data}, XDR-padded */
     static ByteBuffer echoCall(byte[] data) {
-        ByteBuffer b = header(BenchProgram.ECHO, 4 + padded(data.length));
+        ByteBuffer b = header(BenchProgram.ECHO, 4 + (int) Xdr.roundUp(data.length));
         b.putInt(data.length).put(data);
         return b.position(b.capacity()).flip();
     }
@@ -59,20 +60,20 @@ final class BenchRpc {
 
     /** setXid() - the next call's xid, written in place (the buffer MUST NOT be in flight). */
     static void setXid(ByteBuffer call, int xid) {
-        call.putInt(0, xid);
+        call.putInt(RpcMessage.XID_OFFSET, xid);
     }
 
     /** @return results for an opaque reply: length word, data, padding */
     static byte[] opaqueResults(byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(4 + padded(data.length));
+        ByteBuffer b = ByteBuffer.allocate(4 + (int) Xdr.roundUp(data.length));
         b.putInt(data.length).put(data);
         return b.array();
     }
 
     /** @return the complete reply a call with this xid must get: accepted, SUCCESS, then {@code results} */
     static byte[] expectedReply(int xid, byte[] results) {
-        ByteBuffer b = ByteBuffer.allocate(REPLY_HEADER_BYTES + results.length);
-        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).put(results);
+        ByteBuffer b = ByteBuffer.allocate(RESULTS_OFFSET + results.length);
+        RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).put(results);
         return b.array();
     }
 
@@ -89,20 +90,18 @@ final class BenchRpc {
 
     /** {@link #isAnswered(ByteBuffer, int, int, int, int)} of a reply that starts at {@code at}. */
     static boolean isAnswered(ByteBuffer reply, int at, int length, int xid, int expectedLength, int firstResult) {
-        return length == expectedLength && length >= REPLY_HEADER_BYTES
-                && reply.getInt(at) == xid && reply.getInt(at + 4) == 1 && reply.getInt(at + 8) == 0
-                && reply.getInt(at + 12) == 0 && reply.getInt(at + 16) == 0 && reply.getInt(at + 20) == 0
-                && (firstResult == -1 || reply.getInt(at + REPLY_HEADER_BYTES) == firstResult);
-    }
-
-    static int padded(int n) {
-        return (n + 3) & ~3;
+        return length == expectedLength && length >= RESULTS_OFFSET
+                && reply.getInt(at + RpcMessage.XID_OFFSET) == xid
+                && reply.getInt(at + RpcMessage.MSG_TYPE_OFFSET) == RpcMessage.REPLY
+                && reply.getInt(at + RpcMessage.REPLY_STAT_OFFSET) == RpcMessage.MSG_ACCEPTED
+                && reply.getInt(at + RpcMessage.REPLY_BODY_OFFSET) == RpcMessage.AUTH_NONE
+                && reply.getInt(at + RpcMessage.REPLY_BODY_OFFSET + Integer.BYTES) == 0
+                && reply.getInt(at + RESULTS_OFFSET - Integer.BYTES) == RpcMessage.SUCCESS
+                && (firstResult == -1 || reply.getInt(at + RESULTS_OFFSET) == firstResult);
     }
 
     private static ByteBuffer header(int procedure, int argumentBytes) {
-        ByteBuffer b = ByteBuffer.allocate(CALL_HEADER_BYTES + argumentBytes);
-        b.putInt(0).putInt(0).putInt(2).putInt(BenchProgram.PROGRAM).putInt(BenchProgram.VERSION).putInt(procedure);
-        b.putInt(0).putInt(0).putInt(0).putInt(0);
-        return b;
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + argumentBytes);
+        return RpcMessage.putCallHeader(b, 0, BenchProgram.PROGRAM, BenchProgram.VERSION, procedure);
     }
 }

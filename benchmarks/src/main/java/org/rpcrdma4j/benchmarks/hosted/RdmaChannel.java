@@ -9,6 +9,7 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
@@ -71,7 +72,7 @@ final class RdmaChannel implements RpcChannel {
         return reply.proc() == RpcRdma.RDMA_MSG && reply.writeChunkCount() == 1
                 && reply.writeChunk(0).remaining() == workload.ddpBytes
                 && BenchRpc.isAnswered(body, body.remaining(), xid,
-                        workload.replyLength - BenchRpc.padded(workload.ddpBytes), workload.firstResult);
+                        workload.replyLength - (int) Xdr.roundUp(workload.ddpBytes), workload.firstResult);
     }
 
     @Override
@@ -89,12 +90,12 @@ final class RdmaChannel implements RpcChannel {
         }
         // RFC 8166 §3.4.5: the item's bytes (and round-up) go back after its length word.
         ByteBuffer data = reply.writeChunk(0);
-        int at = workload.itemLast ? reduced.length : BenchRpc.REPLY_HEADER_BYTES + 4;
+        int at = workload.itemLast ? reduced.length : BenchRpc.RESULTS_OFFSET + 4;
         if (reduced.length < at) {
             throw new IllegalStateException(workload + ": reduced reply of " + reduced.length + " bytes has no item length");
         }
-        ByteBuffer whole = ByteBuffer.allocate(reduced.length + BenchRpc.padded(data.remaining()));
-        whole.put(reduced, 0, at).put(data).position(at + BenchRpc.padded(workload.ddpBytes)).put(reduced, at, reduced.length - at);
+        ByteBuffer whole = ByteBuffer.allocate(reduced.length + (int) Xdr.roundUp(data.remaining()));
+        whole.put(reduced, 0, at).put(data).position(at + (int) Xdr.roundUp(workload.ddpBytes)).put(reduced, at, reduced.length - at);
         return whole.array();
     }
 

@@ -42,7 +42,7 @@ final class Workload {
             calls[i] = call.get();
         }
         this.results = results;
-        this.replyLength = BenchRpc.REPLY_HEADER_BYTES + results.length;
+        this.replyLength = BenchRpc.RESULTS_OFFSET + results.length;
         this.firstResult = results.length == 0 ? -1 : ByteBuffer.wrap(results).getInt(0);
         this.ddpBytes = ddpBytes;
         this.beforeSend = call0 -> { };

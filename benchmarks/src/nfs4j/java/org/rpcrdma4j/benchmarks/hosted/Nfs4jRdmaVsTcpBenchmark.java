@@ -37,6 +37,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.rpcrdma4j.binding.nfs.NfsUpperLayerBinding;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.nfs4j.Nfs4jServers;
 
 /**
@@ -65,8 +66,6 @@ import org.rpcrdma4j.nfs4j.Nfs4jServers;
 @Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"})
 public class Nfs4jRdmaVsTcpBenchmark {
     private static final int READ_BYTES = 1 << 20;
-    /** An RPC call header: xid, CALL, rpcvers, program, version, procedure, AUTH_SYS (20 bytes), AUTH_NONE. */
-    private static final int CALL_HEADER_BYTES = 24 + 8 + 20 + 8;
 
     @Param({BenchServer.RDMA, BenchServer.TCP})
     String transport;
@@ -180,13 +179,13 @@ public class Nfs4jRdmaVsTcpBenchmark {
      */
     private Workload workload(String name, COMPOUND4args args, int ddpBytes) throws Exception {
         ByteBuffer call = encode(args);
-        int sequenceIdAt = CALL_HEADER_BYTES + 4 + BenchRpc.padded(args.tag.value.length) + 4 + 4 + 4
-                + nfs4_prot.NFS4_SESSIONID_SIZE;
+        int sequenceIdAt = RpcMessage.argumentsOffset(call) + 4 + (int) org.rpcrdma4j.codec.Xdr.roundUp(args.tag.value.length)
+                + 4 + 4 + 4 + nfs4_prot.NFS4_SESSIONID_SIZE;
         Workload probe = Workload.single(name, call, Integer.MAX_VALUE, nfsstat.NFS_OK, ddpBytes,
                 message -> message.putInt(sequenceIdAt, ++slotSequence));
         slotSequence--; // the probe call takes the id the builder put in
         byte[] whole = channel.wholeReply(probe, xid++);
-        int status = ByteBuffer.wrap(whole).getInt(BenchRpc.REPLY_HEADER_BYTES);
+        int status = ByteBuffer.wrap(whole).getInt(BenchRpc.RESULTS_OFFSET);
         if (status != nfsstat.NFS_OK) {
             throw new IllegalStateException(name + ": status " + status);
         }
@@ -199,7 +198,7 @@ public class Nfs4jRdmaVsTcpBenchmark {
         byte[] whole = channel.wholeReply(once, xid++);
         Xdr in = new Xdr(whole);
         in.beginDecoding();
-        for (int i = 0; i < BenchRpc.REPLY_HEADER_BYTES / 4; i++) {
+        for (int i = 0; i < BenchRpc.RESULTS_OFFSET / 4; i++) {
             in.xdrDecodeInt();
         }
         COMPOUND4res result = new COMPOUND4res();

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.SendOpcode;
@@ -36,10 +37,6 @@ final class BackchannelResponder {
     /** Work request ids of backward-reply SENDs carry this tag above the slot index. */
     static final long SEND_TAG = 4L << 32;
     private static final int HEADER_BYTES = RpcRdma.MIN_MSG_HEADER_WORDS * Integer.BYTES;
-    private static final int RPC_CALL = 0;
-    private static final int RPC_REPLY = 1;
-    private static final int MSG_ACCEPTED = 0;
-    private static final int SYSTEM_ERR = 5;
 
     private final BackwardCallHandler handler;
     private final int credits;
@@ -84,8 +81,8 @@ final class BackchannelResponder {
      * message is of type CALL (the client tells calls from replies by the RPC message direction).
      */
     static boolean isCall(ParsedHeader header, ByteBuffer receive) {
-        return header.proc() == RpcRdma.RDMA_MSG && header.bodyLength() >= 2 * Integer.BYTES
-                && receive.getInt(header.bodyOffset() + Integer.BYTES) == RPC_CALL;
+        return header.proc() == RpcRdma.RDMA_MSG && header.bodyLength() >= RpcMessage.TYPED_MESSAGE_BYTES
+                && receive.getInt(header.bodyOffset() + RpcMessage.MSG_TYPE_OFFSET) == RpcMessage.CALL;
     }
 
     /**
@@ -155,8 +152,8 @@ final class BackchannelResponder {
 
     /** @return an accepted RPC reply with status SYSTEM_ERR to {@code call} */
     private static ByteBuffer systemError(ByteBuffer call) {
-        return ByteBuffer.allocate(24).putInt(0, call.getInt(0)).putInt(4, RPC_REPLY).putInt(8, MSG_ACCEPTED)
-                .putInt(12, 0).putInt(16, 0).putInt(20, SYSTEM_ERR);
+        ByteBuffer reply = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES);
+        return RpcMessage.putAcceptedReplyHeader(reply, call.getInt(RpcMessage.XID_OFFSET), RpcMessage.SYSTEM_ERR).flip();
     }
 
     /** sendCompleted() - a backward reply's SEND completed: its slot is free. */

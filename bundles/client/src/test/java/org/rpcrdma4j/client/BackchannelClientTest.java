@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
 
 /**
  * The client's side of RFC 8167 against a scripted server: backward calls are told from replies
@@ -26,14 +27,15 @@ class BackchannelClientTest {
 
     /** A backward call: RDMA_MSG header asking {@code credits}, then an RPC call with one int argument. */
     private static ByteBuffer backwardCall(int xid, int argument) {
-        ByteBuffer rpc = ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(0x4000_0001).putInt(1).putInt(1)
-                .putInt(0).putInt(0).putInt(0).putInt(0).putInt(argument).flip();
+        ByteBuffer rpc = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES);
+        RpcMessage.putCallHeader(rpc, xid, 0x4000_0001, 1, 1).putInt(argument).flip();
         return Replies.msg(xid, 8, rpc);
     }
 
     private static ByteBuffer doubling(ByteBuffer call) {
-        return ByteBuffer.allocate(28).putInt(call.getInt(0)).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0)
-                .putInt(2 * call.getInt(40)).flip();
+        ByteBuffer reply = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES);
+        return RpcMessage.putAcceptedReplyHeader(reply, call.getInt(RpcMessage.XID_OFFSET), RpcMessage.SUCCESS)
+                .putInt(2 * call.getInt(RpcMessage.argumentsOffset(call))).flip();
     }
 
     /** Settles until the peer has received {@code n} more messages (backward replies come from callback threads). */

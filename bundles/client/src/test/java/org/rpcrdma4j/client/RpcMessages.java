@@ -2,42 +2,36 @@ package org.rpcrdma4j.client;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
+
 /**
- * Builds ONC RPC messages (RFC 5531) with AUTH_NONE for the tests: a call carrying opaque
- * arguments, and a successful reply carrying opaque results.
+ * Whole ONC RPC messages for the tests, written with {@link RpcMessage}: a call of program
+ * 100099 version 1 procedure 7 carrying opaque arguments, and a successful reply carrying opaque
+ * results, both with AUTH_NONE.
  */
 final class RpcMessages {
-    /** Bytes before a call's arguments: xid, CALL, rpcvers, prog, vers, proc, cred (2), verf (2). */
-    static final int CALL_HEADER = 40;
-    /** Bytes before a reply's results: xid, REPLY, MSG_ACCEPTED, verf (2), SUCCESS. */
-    static final int REPLY_HEADER = 24;
-
     private RpcMessages() {
     }
 
-    /** A call whose arguments are the given bytes as variable-length opaque: data at offset 44. */
+    /** A call whose arguments are the given bytes as variable-length opaque: data at {@link #callDataOffset()}. */
     static ByteBuffer call(int xid, byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(CALL_HEADER + 4 + padded(data.length));
-        b.putInt(xid).putInt(0).putInt(2).putInt(100_099).putInt(1).putInt(7).putInt(0).putInt(0).putInt(0).putInt(0);
-        b.putInt(data.length).put(data);
+        ByteBuffer b = ByteBuffer.allocate(callDataOffset() + (int) Xdr.roundUp(data.length));
+        RpcMessage.putCallHeader(b, xid, 100_099, 1, 7).putInt(data.length).put(data);
         return b.position(0);
     }
 
     /** A successful reply whose results are the given bytes as variable-length opaque. */
     static ByteBuffer reply(int xid, byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(REPLY_HEADER + 4 + padded(data.length));
-        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
-        b.putInt(data.length).put(data);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES
+                + (int) Xdr.roundUp(data.length));
+        RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(data.length).put(data);
         return b.position(0);
     }
 
-    /** Offset of the opaque data of {@link #call}. */
+    /** Offset of the opaque data of {@link #call}: past the header and the opaque's length word. */
     static int callDataOffset() {
-        return CALL_HEADER + 4;
-    }
-
-    static int padded(int length) {
-        return (length + 3) & ~3;
+        return RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES;
     }
 
     /** Deterministic test bytes: byte i is {@code seed + 7 i}. */

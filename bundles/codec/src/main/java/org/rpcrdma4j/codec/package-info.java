@@ -23,13 +23,16 @@
  *     headers; {@link org.rpcrdma4j.codec.HeaderWriter} writes any header (calls on the
  *     requester side, or a decoded header back).</li>
  * <li>{@link org.rpcrdma4j.codec.ConnectionPrivateData}: the RFC 8797 message.</li>
+ * <li>{@link org.rpcrdma4j.codec.RpcMessage}: the ONC RPC message header (RFC 5531) that
+ *     RPC-over-RDMA carries: its constants, fixed offsets, and readers and writers of call and
+ *     reply headers.</li>
  * </ul>
  *
  * <p>Threading: decoders, encoders and flyweights are confined to one thread; limits and
  * private data values are immutable.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.rpcrdma4j.codec;
 
 import org.osgi.annotation.bundle.Export;

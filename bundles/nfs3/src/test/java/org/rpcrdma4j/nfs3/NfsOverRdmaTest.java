@@ -20,7 +20,9 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.nfs3.support.ServerTestBase;
 import org.rpcrdma4j.nfs3.support.TestServer;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
@@ -72,24 +74,22 @@ class NfsOverRdmaTest extends ServerTestBase {
     /** An RPC call with AUTH_SYS credentials of the export's owner. */
     private ByteBuffer call(int program, int procedure, byte[] arguments) {
         ByteBuffer b = ByteBuffer.allocate(64 + arguments.length);
-        b.putInt(++xid).putInt(0).putInt(2).putInt(program).putInt(3).putInt(procedure);
-        b.putInt(1).putInt(20).putInt(0).putInt(0).putInt(owner).putInt(group).putInt(0);
-        b.putInt(0).putInt(0);
+        b.putInt(++xid).putInt(RpcMessage.CALL).putInt(RpcMessage.RPC_VERSION).putInt(program).putInt(3).putInt(procedure);
+        b.putInt(RpcMessage.AUTH_SYS).putInt(20).putInt(0).putInt(0).putInt(owner).putInt(group).putInt(0);
+        b.putInt(RpcMessage.AUTH_NONE).putInt(0);
         b.put(arguments);
         return b.flip();
     }
 
     private static ByteBuffer results(RpcReply reply) {
         ByteBuffer body = reply.body().duplicate();
-        assertEquals(0, body.getInt(body.position() + 8), "MSG_ACCEPTED");
-        int verifier = body.getInt(body.position() + 16);
-        int at = body.position() + 24 + ((verifier + 3) & ~3);
-        assertEquals(0, body.getInt(at - 4), "SUCCESS");
-        return body.position(at).slice();
+        int at = RpcMessage.resultsOffset(body);
+        assertTrue(at != RpcMessage.NONE, "an accepted reply with status SUCCESS");
+        return body.position(body.position() + at).slice();
     }
 
     private static byte[] opaque(byte[] data) {
-        return ByteBuffer.allocate(4 + ((data.length + 3) & ~3)).putInt(data.length).put(data).array();
+        return ByteBuffer.allocate(4 + (int) Xdr.roundUp(data.length)).putInt(data.length).put(data).array();
     }
 
     private static byte[] concat(byte[]... parts) {
@@ -172,7 +172,7 @@ class NfsOverRdmaTest extends ServerTestBase {
         }
         byte[] head = concat(opaque(fh), ints(0, 0, data.length, Nfs3.FILE_SYNC));
         ByteBuffer message = call(Nfs3.PROGRAM, Nfs3.NFSPROC3_WRITE, concat(head, opaque(data)));
-        int dataOffset = message.remaining() - ((data.length + 3) & ~3);
+        int dataOffset = message.remaining() - (int) Xdr.roundUp(data.length);
         RpcReply write;
         try {
             write = rdmaClient.call(CallRequest.builder(message).readChunk(dataOffset, data.length).build(), TIMEOUT);

@@ -89,7 +89,7 @@ public class ClaimCheckedXdr extends Xdr {
 
     /** A length rounded up to XDR's 4 bytes, in a long: 2^31 - 1 rounds up past an int. */
     private static long padded(long length) {
-        return length < 0 ? length : (length + 3) & ~3L;
+        return length < 0 ? length : org.rpcrdma4j.codec.Xdr.roundUp(length);
     }
 
     @Override

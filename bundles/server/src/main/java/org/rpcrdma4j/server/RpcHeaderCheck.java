@@ -6,6 +6,8 @@ import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * RpcHeaderCheck - one validating walk of an ONC RPC message header (RFC 5531 §9) before
@@ -23,7 +25,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
  *                                     | AUTH_ERROR   | auth_stat
  * </pre>
  * <ul>
- * <li>every opaque_auth body: at most {@link #MAX_AUTH_BYTES} and within the message;</li>
+ * <li>every opaque_auth body: at most {@link RpcMessage#MAX_AUTH_BYTES} and within the message;</li>
  * <li>AUTH_SYS credential (RFC 5531 appendix A): machine name at most
  *     {@link #MAX_MACHINE_NAME_BYTES}, at most {@link #MAX_AUTH_SYS_GIDS} gids, each field within
  *     the body and the body exactly consumed (oncrpc4j decodes the fields one after the other,
@@ -39,32 +41,15 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * Neither the buffer's position nor its limit is changed. Threading: stateless, any thread.
  */
 public final class RpcHeaderCheck {
-    /** RFC 5531 MAX_AUTH_BYTES: the longest opaque_auth body. */
-    public static final int MAX_AUTH_BYTES = 400;
     /** RFC 5531 appendix A: the longest AUTH_SYS machine name. */
     public static final int MAX_MACHINE_NAME_BYTES = 255;
     /** RFC 5531 appendix A: the most gids of an AUTH_SYS credential. */
     public static final int MAX_AUTH_SYS_GIDS = 16;
 
-    /** Words from the xid to the procedure of a call (RFC 5531 §9). */
-    static final int CALL_FIXED_WORDS = 6;
-    /** Words of an opaque_auth before its body: flavor, length. */
-    static final int AUTH_HEAD_WORDS = 2;
     /** Words of an AUTH_SYS body around its machine name and gids: stamp, name length, uid, gid, gid count. */
     static final int AUTH_SYS_FIXED_WORDS = 5;
     /** Words of an RPCSEC_GSS credential body before its handle: version, procedure, sequence, service, handle length. */
     static final int GSS_FIXED_WORDS = 5;
-
-    private static final int RPC_VERSION = 2;
-    private static final int CALL = 0;
-    private static final int REPLY = 1;
-    private static final int MSG_ACCEPTED = 0;
-    private static final int MSG_DENIED = 1;
-    private static final int PROG_MISMATCH = 2;
-    private static final int RPC_MISMATCH = 0;
-    private static final int AUTH_ERROR = 1;
-    private static final int AUTH_SYS = 1;
-    private static final int RPCSEC_GSS = 6;
 
     /** What is wrong with a header: {@link #NONE}, or the first fault the walk met. */
     public enum Fault {
@@ -116,23 +101,23 @@ public final class RpcHeaderCheck {
      */
     public static Fault checkCall(Buffer message, int start) {
         int limit = message.limit();
-        if (remaining(start, limit) < CALL_FIXED_WORDS * Integer.BYTES) {
+        if (remaining(start, limit) < RpcMessage.CALL_FIXED_BYTES) {
             return Fault.TRUNCATED;
         }
-        if (message.getInt(start + 4) != CALL) {
+        if (message.getInt(start + RpcMessage.MSG_TYPE_OFFSET) != RpcMessage.CALL) {
             return Fault.WRONG_MESSAGE_TYPE;
         }
-        if (message.getInt(start + 8) != RPC_VERSION) {
+        if (message.getInt(start + RpcMessage.RPCVERS_OFFSET) != RpcMessage.RPC_VERSION) {
             return Fault.NONE; // oncrpc4j answers RPC_MISMATCH without reading further
         }
-        int at = start + CALL_FIXED_WORDS * Integer.BYTES;
-        if (remaining(at, limit) < AUTH_HEAD_WORDS * Integer.BYTES) {
+        int at = start + RpcMessage.CREDENTIAL_OFFSET;
+        if (remaining(at, limit) < RpcMessage.AUTH_HEAD_BYTES) {
             return Fault.CREDENTIAL_TRUNCATED;
         }
         int flavor = message.getInt(at);
-        int length = message.getInt(at + 4);
-        at += AUTH_HEAD_WORDS * Integer.BYTES;
-        if (Integer.compareUnsigned(length, MAX_AUTH_BYTES) > 0) {
+        int length = message.getInt(at + Integer.BYTES);
+        at += RpcMessage.AUTH_HEAD_BYTES;
+        if (Integer.compareUnsigned(length, RpcMessage.MAX_AUTH_BYTES) > 0) {
             return Fault.CREDENTIAL_TOO_LONG;
         }
         int padded = pad(length);
@@ -140,8 +125,8 @@ public final class RpcHeaderCheck {
             return Fault.CREDENTIAL_TRUNCATED;
         }
         Fault body = switch (flavor) {
-            case AUTH_SYS -> checkAuthSys(message, at, length);
-            case RPCSEC_GSS -> checkGss(message, at, length);
+            case RpcMessage.AUTH_SYS -> checkAuthSys(message, at, length);
+            case RpcMessage.RPCSEC_GSS -> checkGss(message, at, length);
             default -> Fault.NONE;
         };
         if (body != Fault.NONE) {
@@ -159,33 +144,33 @@ public final class RpcHeaderCheck {
      */
     public static Fault checkReply(Buffer message, int start) {
         int limit = message.limit();
-        if (remaining(start, limit) < 3 * Integer.BYTES) {
+        if (remaining(start, limit) < RpcMessage.REPLY_BODY_OFFSET) {
             return Fault.TRUNCATED;
         }
-        if (message.getInt(start + 4) != REPLY) {
+        if (message.getInt(start + RpcMessage.MSG_TYPE_OFFSET) != RpcMessage.REPLY) {
             return Fault.WRONG_MESSAGE_TYPE;
         }
-        int at = start + 3 * Integer.BYTES;
-        switch (message.getInt(start + 8)) {
-            case MSG_ACCEPTED: {
+        int at = start + RpcMessage.REPLY_BODY_OFFSET;
+        switch (message.getInt(start + RpcMessage.REPLY_STAT_OFFSET)) {
+            case RpcMessage.MSG_ACCEPTED: {
                 Fault verifier = checkVerifier(message, at, limit);
                 if (verifier != Fault.NONE) {
                     return verifier;
                 }
-                at += AUTH_HEAD_WORDS * Integer.BYTES + pad(message.getInt(at + 4));
+                at += RpcMessage.AUTH_HEAD_BYTES + pad(message.getInt(at + Integer.BYTES));
                 if (remaining(at, limit) < Integer.BYTES) {
                     return Fault.TRUNCATED;
                 }
-                int words = message.getInt(at) == PROG_MISMATCH ? 3 : 1;
+                int words = message.getInt(at) == RpcMessage.PROG_MISMATCH ? 3 : 1;
                 return remaining(at, limit) < words * Integer.BYTES ? Fault.TRUNCATED : Fault.NONE;
             }
-            case MSG_DENIED: {
+            case RpcMessage.MSG_DENIED: {
                 if (remaining(at, limit) < Integer.BYTES) {
                     return Fault.TRUNCATED;
                 }
                 int words = switch (message.getInt(at)) {
-                    case RPC_MISMATCH -> 3;
-                    case AUTH_ERROR -> 2;
+                    case RpcMessage.RPC_MISMATCH -> 3;
+                    case RpcMessage.AUTH_ERROR -> 2;
                     default -> -1;
                 };
                 if (words < 0) {
@@ -208,14 +193,14 @@ public final class RpcHeaderCheck {
 
     /** checkVerifier() - an opaque_auth verifier at {@code at}: present, short enough, within the message. */
     private static Fault checkVerifier(Buffer message, int at, int limit) {
-        if (remaining(at, limit) < AUTH_HEAD_WORDS * Integer.BYTES) {
+        if (remaining(at, limit) < RpcMessage.AUTH_HEAD_BYTES) {
             return Fault.VERIFIER_MISSING;
         }
-        int length = message.getInt(at + 4);
-        if (Integer.compareUnsigned(length, MAX_AUTH_BYTES) > 0) {
+        int length = message.getInt(at + Integer.BYTES);
+        if (Integer.compareUnsigned(length, RpcMessage.MAX_AUTH_BYTES) > 0) {
             return Fault.VERIFIER_TOO_LONG;
         }
-        if (remaining(at + AUTH_HEAD_WORDS * Integer.BYTES, limit) < pad(length)) {
+        if (remaining(at + RpcMessage.AUTH_HEAD_BYTES, limit) < pad(length)) {
             return Fault.VERIFIER_TRUNCATED;
         }
         return Fault.NONE;
@@ -258,7 +243,7 @@ public final class RpcHeaderCheck {
         }
         int handle = message.getInt(at + (GSS_FIXED_WORDS - 1) * Integer.BYTES);
         // length <= 400: a handle longer than that cannot fit, and pad() cannot overflow below it.
-        if (Integer.compareUnsigned(handle, MAX_AUTH_BYTES) > 0
+        if (Integer.compareUnsigned(handle, RpcMessage.MAX_AUTH_BYTES) > 0
                 || GSS_FIXED_WORDS * Integer.BYTES + pad(handle) != length) {
             return Fault.CREDENTIAL_BODY_MISMATCH;
         }
@@ -272,6 +257,6 @@ public final class RpcHeaderCheck {
 
     /** @return {@code length} rounded up to a whole XDR word; {@code length} MUST be within 0..MAX_AUTH_BYTES */
     private static int pad(int length) {
-        return (length + 3) & ~3;
+        return (int) Xdr.roundUp(length);
     }
 }

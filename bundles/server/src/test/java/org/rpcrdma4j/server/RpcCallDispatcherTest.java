@@ -22,6 +22,7 @@ import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.server.RpcCallDispatcher.Outcome;
 
 /**
@@ -49,17 +50,17 @@ class RpcCallDispatcherTest {
 
     private int[] onlyReplyHead() {
         assertEquals(1, transport.sent.size(), "exactly one reply sent");
-        return RpcMessages.replyHead(transport.sent.get(0));
+        return RpcHeaders.replyHead(transport.sent.get(0));
     }
 
     @Test
     void echoCallIsAnsweredWithItsArgument() {
         // ECHO of the 5-byte opaque "hello": length word, then the bytes padded to 8.
-        byte[] call = RpcMessages.call(41, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO,
+        byte[] call = RpcHeaders.nullAuthCall(41, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO,
                 5, 0x68656c6c, 0x6f000000);
         assertEquals(Outcome.DISPATCHED, receive(call));
         ByteBuffer reply = transport.sent.get(0);
-        assertArrayEquals(new int[] {41, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+        assertArrayEquals(new int[] {41, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
         reply.position(24);
         assertEquals(5, reply.getInt());
         byte[] body = new byte[5];
@@ -70,28 +71,28 @@ class RpcCallDispatcherTest {
 
     @Test
     void unknownProgramIsProgUnavail() {
-        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcMessages.call(7, 2, 100099, 1, 0)));
-        assertArrayEquals(new int[] {7, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
+        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcHeaders.nullAuthCall(7, 2, 100099, 1, 0)));
+        assertArrayEquals(new int[] {7, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
         assertEquals(0, echo.calls.get());
     }
 
     @Test
     void unknownVersionIsProgUnavailAsInOncRpc4j() {
-        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcMessages.call(8, 2, EchoProgram.PROGRAM, 9, 0)));
-        assertArrayEquals(new int[] {8, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
+        assertEquals(Outcome.PROGRAM_UNAVAILABLE, receive(RpcHeaders.nullAuthCall(8, 2, EchoProgram.PROGRAM, 9, 0)));
+        assertArrayEquals(new int[] {8, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.PROG_UNAVAIL}, onlyReplyHead());
     }
 
     @Test
     void wrongRpcVersionIsDeniedWithRpcMismatch() {
-        assertEquals(Outcome.REJECTED, receive(RpcMessages.call(9, 3, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)));
-        assertArrayEquals(new int[] {9, RpcMessages.MSG_DENIED, RpcRejectStatus.RPC_MISMATCH}, onlyReplyHead());
+        assertEquals(Outcome.REJECTED, receive(RpcHeaders.nullAuthCall(9, 3, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)));
+        assertArrayEquals(new int[] {9, RpcMessage.MSG_DENIED, RpcRejectStatus.RPC_MISMATCH}, onlyReplyHead());
         assertEquals(0, echo.calls.get());
     }
 
     @Test
     void programRuntimeFailureIsSystemErrWithoutStackTrace() {
-        receive(RpcMessages.call(10, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_RUNTIME));
-        assertArrayEquals(new int[] {10, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+        receive(RpcHeaders.nullAuthCall(10, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_RUNTIME));
+        assertArrayEquals(new int[] {10, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
         assertEquals(24, transport.sent.get(0).remaining(), "the reply carries nothing after the status");
         assertEquals(1, dispatcher.failedCalls());
     }
@@ -99,20 +100,20 @@ class RpcCallDispatcherTest {
     @Test
     void undecodableArgumentsAreGarbageArgs() {
         // ECHO claiming a 1000-byte opaque, with none of its bytes present.
-        receive(RpcMessages.call(11, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, 1000));
-        assertArrayEquals(new int[] {11, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
+        receive(RpcHeaders.nullAuthCall(11, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, 1000));
+        assertArrayEquals(new int[] {11, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
     }
 
     @Test
     void ioFailureIsGarbageArgsAsInOncRpc4j() {
-        receive(RpcMessages.call(12, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_IO));
-        assertArrayEquals(new int[] {12, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
+        receive(RpcHeaders.nullAuthCall(12, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_THROW_IO));
+        assertArrayEquals(new int[] {12, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.GARBAGE_ARGS}, onlyReplyHead());
     }
 
     @Test
     void unknownProcedureIsProcUnavail() {
-        receive(RpcMessages.call(13, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 77));
-        assertArrayEquals(new int[] {13, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.PROC_UNAVAIL}, onlyReplyHead());
+        receive(RpcHeaders.nullAuthCall(13, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 77));
+        assertArrayEquals(new int[] {13, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.PROC_UNAVAIL}, onlyReplyHead());
     }
 
     @Test
@@ -123,7 +124,7 @@ class RpcCallDispatcherTest {
 
     @Test
     void unknownMessageTypeIsDroppedUnanswered() {
-        byte[] message = RpcMessages.call(14, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0);
+        byte[] message = RpcHeaders.nullAuthCall(14, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0);
         message[7] = 5; // msg_type 5: neither CALL nor REPLY
         assertEquals(Outcome.GARBAGE, receive(message));
         assertTrue(transport.sent.isEmpty());
@@ -132,7 +133,7 @@ class RpcCallDispatcherTest {
     @Test
     void replyWithoutPendingCallIsDropped() {
         ByteBuffer reply = ByteBuffer.allocate(24);
-        reply.putInt(15).putInt(RpcMessages.REPLY).putInt(0).putInt(0).putInt(0).putInt(0);
+        reply.putInt(15).putInt(RpcMessage.REPLY).putInt(0).putInt(0).putInt(0).putInt(0);
         assertEquals(Outcome.REPLY_UNMATCHED, receive(reply.array()));
         assertTrue(transport.sent.isEmpty());
     }
@@ -143,8 +144,8 @@ class RpcCallDispatcherTest {
             throw new RejectedExecutionException("saturated on purpose");
         });
         assertEquals(Outcome.OVERLOADED, saturated.receive(new Xdr(
-                RpcMessages.call(16, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)), transport));
-        assertArrayEquals(new int[] {16, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+                RpcHeaders.nullAuthCall(16, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)), transport));
+        assertArrayEquals(new int[] {16, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
         assertEquals(0, echo.calls.get());
     }
 
@@ -160,10 +161,10 @@ class RpcCallDispatcherTest {
         for (Error error : programErrors()) {
             transport.sent.clear();
             echo.error = error;
-            Outcome outcome = receive(RpcMessages.call(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+            Outcome outcome = receive(RpcHeaders.nullAuthCall(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
                     EchoProgram.PROC_THROW_ERROR));
             assertEquals(Outcome.DISPATCHED, outcome, error.toString());
-            assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
+            assertArrayEquals(new int[] {xid, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
                     error + " is answered SYSTEM_ERR");
             assertEquals(24, transport.sent.get(0).remaining(), "the reply carries nothing after the status");
             xid++;
@@ -177,10 +178,10 @@ class RpcCallDispatcherTest {
         for (Error error : programErrors()) {
             transport.sent.clear();
             echo.error = error;
-            Outcome outcome = dispatcher.serve(new Xdr(RpcMessages.call(30, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+            Outcome outcome = dispatcher.serve(new Xdr(RpcHeaders.nullAuthCall(30, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
                     EchoProgram.PROC_THROW_ERROR)), transport);
             assertEquals(Outcome.DISPATCHED, outcome, error.toString());
-            assertArrayEquals(new int[] {30, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
+            assertArrayEquals(new int[] {30, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead());
         }
         assertEquals(4, dispatcher.programErrorCalls());
     }
@@ -194,7 +195,7 @@ class RpcCallDispatcherTest {
             }
         };
         echo.error = new OutOfMemoryError("heap exhausted on purpose");
-        Outcome outcome = dispatcher.serve(new Xdr(RpcMessages.call(31, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
+        Outcome outcome = dispatcher.serve(new Xdr(RpcHeaders.nullAuthCall(31, 2, EchoProgram.PROGRAM, EchoProgram.VERSION,
                 EchoProgram.PROC_THROW_ERROR)), broken);
         assertEquals(Outcome.FAILED_UNANSWERED, outcome, "the transport must release the call itself");
         assertEquals(1, dispatcher.programErrorCalls());
@@ -210,20 +211,20 @@ class RpcCallDispatcherTest {
             for (Error error : programErrors()) {
                 transport.sent.clear();
                 echo.error = error;
-                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcMessages.call(xid, 2, EchoProgram.PROGRAM,
+                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcHeaders.nullAuthCall(xid, 2, EchoProgram.PROGRAM,
                         EchoProgram.VERSION, EchoProgram.PROC_THROW_ERROR)), transport));
                 awaitOneReply();
-                assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
+                assertArrayEquals(new int[] {xid, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SYSTEM}, onlyReplyHead(),
                         error + " on a worker is answered SYSTEM_ERR");
                 if (worker == null) {
                     worker = echo.lastThread;
                 }
                 // The next call runs on the same (only) worker: the Error did not end that thread.
                 transport.sent.clear();
-                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcMessages.call(xid + 100, 2,
+                assertEquals(Outcome.DISPATCHED, workers.receive(new Xdr(RpcHeaders.nullAuthCall(xid + 100, 2,
                         EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)), transport));
                 awaitOneReply();
-                assertArrayEquals(new int[] {xid + 100, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+                assertArrayEquals(new int[] {xid + 100, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
                 assertSame(worker, echo.lastThread, "after " + error + " the same worker thread serves the next call");
                 xid++;
             }
@@ -243,13 +244,13 @@ class RpcCallDispatcherTest {
         assertEquals(1, transport.sent.size(), "exactly one reply sent");
         ByteBuffer b = transport.sent.get(0).duplicate();
         int xid = b.getInt();
-        assertEquals(RpcMessages.REPLY, b.getInt());
+        assertEquals(RpcMessage.REPLY, b.getInt());
         return new int[] {xid, b.getInt(), b.getInt(), b.getInt()};
     }
 
     private void assertRejectedUnread(int xid, int authStat, byte[] call) {
         assertEquals(Outcome.REJECTED, receive(call));
-        assertArrayEquals(new int[] {xid, RpcMessages.MSG_DENIED, RpcRejectStatus.AUTH_ERROR, authStat}, onlyDeniedHead());
+        assertArrayEquals(new int[] {xid, RpcMessage.MSG_DENIED, RpcRejectStatus.AUTH_ERROR, authStat}, onlyDeniedHead());
         assertEquals(0, echo.calls.get(), "the program never runs");
         assertEquals(1, dispatcher.malformedCalls());
     }
@@ -261,39 +262,39 @@ class RpcCallDispatcherTest {
     @Test
     void aCredentialClaiming2GiBIsRejectedAuthBadcredWithoutAllocatingIt() {
         assertRejectedUnread(20, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(20, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
-                .auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
+                .auth(RpcMessage.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
     }
 
     @Test
     void anAuthSysMachineNameClaiming2GiBIsRejectedAuthBadcred() {
         assertRejectedUnread(21, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(21, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
-                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSysClaiming("x", 0x7fff_ffff, 0)).none().bytes());
+                .auth(RpcMessage.AUTH_SYS, RpcHeaders.authSysClaiming("x", 0x7fff_ffff, 0)).none().bytes());
     }
 
     @Test
     void anAuthSysCredentialClaimingAGigaGidsIsRejectedAuthBadcred() {
         assertRejectedUnread(22, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(22, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
-                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSysClaiming("x", 1, 0x4000_0000)).none().bytes());
+                .auth(RpcMessage.AUTH_SYS, RpcHeaders.authSysClaiming("x", 1, 0x4000_0000)).none().bytes());
     }
 
     @Test
     void anRpcsecGssHandleClaiming2GiBIsRejectedAuthBadcred() {
         assertRejectedUnread(23, RpcAuthStat.AUTH_BADCRED, RpcHeaders.call(23, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
-                .auth(RpcHeaders.RPCSEC_GSS, RpcHeaders.gss(0x7fff_ffff, new byte[8])).none().bytes());
+                .auth(RpcMessage.RPCSEC_GSS, RpcHeaders.gss(0x7fff_ffff, new byte[8])).none().bytes());
     }
 
     @Test
     void aVerifierClaiming2GiBIsRejectedAuthBadverf() {
         assertRejectedUnread(24, RpcAuthStat.AUTH_BADVERF, RpcHeaders.call(24, EchoProgram.PROGRAM, EchoProgram.VERSION, 0)
-                .none().auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
+                .none().auth(RpcMessage.AUTH_NONE, 0x7fff_ffff, new byte[0]).bytes());
     }
 
     @Test
     void aSoundAuthSysCallIsStillServed() {
         byte[] call = RpcHeaders.call(25, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO)
-                .auth(RpcHeaders.AUTH_SYS, RpcHeaders.authSys("client.example", 10, 20, 30)).none().words(0).bytes();
+                .auth(RpcMessage.AUTH_SYS, RpcHeaders.authSys("client.example", 10, 20, 30)).none().words(0).bytes();
         assertEquals(Outcome.DISPATCHED, receive(call));
-        assertArrayEquals(new int[] {25, RpcMessages.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
+        assertArrayEquals(new int[] {25, RpcMessage.MSG_ACCEPTED, RpcAccepsStatus.SUCCESS}, onlyReplyHead());
         assertEquals(0, dispatcher.malformedCalls());
     }
 
@@ -311,7 +312,7 @@ class RpcCallDispatcherTest {
                 failure.complete(e);
             }
         });
-        byte[] reply = RpcHeaders.reply(26, RpcMessages.MSG_ACCEPTED).auth(RpcHeaders.AUTH_NONE, 0x7fff_ffff, new byte[0])
+        byte[] reply = RpcHeaders.reply(26, RpcMessage.MSG_ACCEPTED).auth(RpcMessage.AUTH_NONE, 0x7fff_ffff, new byte[0])
                 .words(0).bytes();
         assertEquals(Outcome.REPLY_DELIVERED, receive(reply));
         Throwable e = failure.getNow(null);

@@ -1,9 +1,9 @@
 package org.rpcrdma4j.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.rpcrdma4j.server.RpcHeaders.AUTH_NONE;
-import static org.rpcrdma4j.server.RpcHeaders.AUTH_SYS;
-import static org.rpcrdma4j.server.RpcHeaders.RPCSEC_GSS;
+import static org.rpcrdma4j.codec.RpcMessage.AUTH_NONE;
+import static org.rpcrdma4j.codec.RpcMessage.AUTH_SYS;
+import static org.rpcrdma4j.codec.RpcMessage.RPCSEC_GSS;
 
 import java.nio.ByteBuffer;
 

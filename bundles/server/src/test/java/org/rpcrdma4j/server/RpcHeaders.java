@@ -3,15 +3,14 @@ package org.rpcrdma4j.server;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
+
 /**
  * RpcHeaders - a fluent builder of ONC RPC call and reply headers (RFC 5531) for tests, with any
  * credential, verifier and claimed lengths, true or not.
  */
 final class RpcHeaders {
-    static final int AUTH_NONE = 0;
-    static final int AUTH_SYS = 1;
-    static final int RPCSEC_GSS = 6;
-
     private final ByteBuffer b = ByteBuffer.allocate(4096);
 
     private RpcHeaders() {
@@ -20,15 +19,37 @@ final class RpcHeaders {
     /** A call header up to the procedure: rpcvers 2. */
     static RpcHeaders call(int xid, int program, int version, int procedure) {
         RpcHeaders h = new RpcHeaders();
-        h.b.putInt(xid).putInt(RpcMessages.CALL).putInt(2).putInt(program).putInt(version).putInt(procedure);
+        h.b.putInt(xid).putInt(RpcMessage.CALL).putInt(RpcMessage.RPC_VERSION).putInt(program).putInt(version)
+                .putInt(procedure);
         return h;
     }
 
     /** A reply header up to the reply status. */
     static RpcHeaders reply(int xid, int replyStat) {
         RpcHeaders h = new RpcHeaders();
-        h.b.putInt(xid).putInt(RpcMessages.REPLY).putInt(replyStat);
+        h.b.putInt(xid).putInt(RpcMessage.REPLY).putInt(replyStat);
         return h;
+    }
+
+    /** A whole call with AUTH_NONE credential and verifier, any RPC version, and the given argument words. */
+    static byte[] nullAuthCall(int xid, int rpcVersion, int program, int version, int procedure, int... argumentWords) {
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES * argumentWords.length);
+        RpcMessage.putCallHeader(b, xid, program, version, procedure).putInt(RpcMessage.RPCVERS_OFFSET, rpcVersion);
+        for (int word : argumentWords) {
+            b.putInt(word);
+        }
+        return b.array();
+    }
+
+    /** The decoded head of a reply: {xid, reply_stat, accept_stat or reject_stat}. */
+    static int[] replyHead(ByteBuffer reply) {
+        ByteBuffer b = reply.slice();
+        if (!RpcMessage.isReply(b)) {
+            throw new AssertionError("not a reply: message type " + RpcMessage.messageType(b));
+        }
+        int replyStat = b.getInt(RpcMessage.REPLY_STAT_OFFSET);
+        int status = replyStat == RpcMessage.MSG_ACCEPTED ? RpcMessage.acceptStatOffset(b) : RpcMessage.REPLY_BODY_OFFSET;
+        return new int[] {b.getInt(RpcMessage.XID_OFFSET), replyStat, b.getInt(status)};
     }
 
     /** An opaque_auth whose length field says {@code claimed}, followed by {@code body} as it is. */
@@ -44,7 +65,7 @@ final class RpcHeaders {
 
     /** AUTH_NONE with an empty body. */
     RpcHeaders none() {
-        return auth(AUTH_NONE, new byte[0]);
+        return auth(RpcMessage.AUTH_NONE, new byte[0]);
     }
 
     RpcHeaders words(int... words) {
@@ -84,7 +105,7 @@ final class RpcHeaders {
     }
 
     static byte[] padded(byte[] bytes) {
-        byte[] out = new byte[(bytes.length + 3) & ~3];
+        byte[] out = new byte[(int) Xdr.roundUp(bytes.length)];
         System.arraycopy(bytes, 0, out, 0, bytes.length);
         return out;
     }

@@ -30,6 +30,7 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
 import org.rpcrdma4j.server.tcp.RecordSizeGuard;
 
@@ -41,9 +42,6 @@ import org.rpcrdma4j.server.tcp.RecordSizeGuard;
  * connection's thread, the call never answered).
  */
 class TcpHostileHeaderTest {
-
-    private static final int AUTH_ERROR = 1;
-    private static final int MSG_DENIED = 1;
 
     private HostServer host;
     private OncRpcTcpTransport tcp;
@@ -97,19 +95,19 @@ class TcpHostileHeaderTest {
     }
 
     private static byte[] nullCall(int xid) {
-        return RpcMessages.call(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL);
+        return RpcHeaders.nullAuthCall(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL);
     }
 
     private static void assertDenied(ByteBuffer reply, int xid, int authStat) {
-        int[] head = RpcMessages.replyHead(reply);
+        int[] head = RpcHeaders.replyHead(reply);
         assertEquals(xid, head[0], "the reply's xid");
-        assertEquals(MSG_DENIED, head[1], "MSG_DENIED");
-        assertEquals(AUTH_ERROR, head[2], "AUTH_ERROR");
-        assertEquals(authStat, reply.getInt(16), "auth_stat");
+        assertEquals(RpcMessage.MSG_DENIED, head[1], "MSG_DENIED");
+        assertEquals(RpcMessage.AUTH_ERROR, head[2], "AUTH_ERROR");
+        assertEquals(authStat, reply.getInt(RpcMessage.REPLY_BODY_OFFSET + Integer.BYTES), "auth_stat");
     }
 
     private static void assertAnswered(ByteBuffer reply, int xid) {
-        assertArrayEquals(new int[] {xid, RpcMessages.MSG_ACCEPTED, 0}, RpcMessages.replyHead(reply),
+        assertArrayEquals(new int[] {xid, RpcMessage.MSG_ACCEPTED, 0}, RpcHeaders.replyHead(reply),
                 "NULL answered: MSG_ACCEPTED, SUCCESS");
     }
 
@@ -118,7 +116,7 @@ class TcpHostileHeaderTest {
         long malformedBefore = host.dispatcher().malformedCalls();
         try (RawConnection connection = new RawConnection()) {
             connection.send(RpcHeaders.call(7, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
-                    .auth(RpcHeaders.AUTH_SYS, 0x7fff_fff0, new byte[16]).none().bytes());
+                    .auth(RpcMessage.AUTH_SYS, 0x7fff_fff0, new byte[16]).none().bytes());
             assertDenied(connection.receive(), 7, RpcAuthStat.AUTH_BADCRED);
             connection.send(nullCall(8));
             assertAnswered(connection.receive(), 8);
@@ -131,7 +129,7 @@ class TcpHostileHeaderTest {
         byte[] body = RpcHeaders.authSysClaiming("m", 0x7fff_fff8, 0);
         try (RawConnection connection = new RawConnection()) {
             connection.send(RpcHeaders.call(9, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
-                    .auth(RpcHeaders.AUTH_SYS, body.length, body).none().bytes());
+                    .auth(RpcMessage.AUTH_SYS, body.length, body).none().bytes());
             assertDenied(connection.receive(), 9, RpcAuthStat.AUTH_BADCRED);
             connection.send(nullCall(10));
             assertAnswered(connection.receive(), 10);
@@ -142,7 +140,7 @@ class TcpHostileHeaderTest {
     void verifierClaimingTwoGibibytesIsDenied() throws Exception {
         try (RawConnection connection = new RawConnection()) {
             connection.send(RpcHeaders.call(11, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL)
-                    .none().auth(RpcHeaders.AUTH_NONE, 0x7fff_fffc, new byte[8]).bytes());
+                    .none().auth(RpcMessage.AUTH_NONE, 0x7fff_fffc, new byte[8]).bytes());
             assertDenied(connection.receive(), 11, RpcAuthStat.AUTH_BADVERF);
         }
     }
@@ -177,16 +175,16 @@ class TcpHostileHeaderTest {
         });
         long malformedBefore = host.dispatcher().malformedCalls();
         try (RawConnection connection = new RawConnection()) {
-            connection.send(RpcMessages.call(21, 2, 0x2000_0777, 1, 0));
+            connection.send(RpcHeaders.nullAuthCall(21, 2, 0x2000_0777, 1, 0));
             ByteBuffer first = connection.receive();
             ByteBuffer second = connection.receive();
-            ByteBuffer callback = first.getInt(4) == RpcMessages.CALL ? first : second;
+            ByteBuffer callback = first.getInt(4) == RpcMessage.CALL ? first : second;
             ByteBuffer reply = callback == first ? second : first;
             assertAnswered(reply, 21);
             assertEquals(callbackProgram, callback.getInt(12), "the callback's program");
             int callbackXid = callback.getInt(0);
-            connection.send(RpcHeaders.reply(callbackXid, RpcMessages.MSG_ACCEPTED)
-                    .auth(RpcHeaders.AUTH_NONE, 0x7fff_fffc, new byte[8]).words(0).bytes());
+            connection.send(RpcHeaders.reply(callbackXid, RpcMessage.MSG_ACCEPTED)
+                    .auth(RpcMessage.AUTH_NONE, 0x7fff_fffc, new byte[8]).words(0).bytes());
             ExecutionException failed = assertThrows(ExecutionException.class,
                     () -> callbackOutcome.get(30, TimeUnit.SECONDS),
                     "the callback fails (a TimeoutException here: it still waits for its 60 s timeout)");

@@ -75,7 +75,7 @@ class WorkerFairnessTest {
         }
 
         void call() {
-            dispatcher.receive(new Xdr(RpcMessages.call(xids.incrementAndGet(), 2, PROGRAM, VERSION, PROC_SLOW)), this);
+            dispatcher.receive(new Xdr(RpcHeaders.nullAuthCall(xids.incrementAndGet(), 2, PROGRAM, VERSION, PROC_SLOW)), this);
         }
 
         @Override
@@ -109,7 +109,7 @@ class WorkerFairnessTest {
                 for (int i = 0; i < QUIET_CALLS; i++) {
                     quietStartedAt.set(-1);
                     long arrival = served.get();
-                    dispatcher.receive(new Xdr(RpcMessages.call(0x500 + i, 2, PROGRAM, VERSION, PROC_NULL)), quiet);
+                    dispatcher.receive(new Xdr(RpcHeaders.nullAuthCall(0x500 + i, 2, PROGRAM, VERSION, PROC_NULL)), quiet);
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                     while (quiet.sent.size() <= i && System.nanoTime() - deadline < 0) {
                         Thread.sleep(1);

@@ -5,9 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
-import org.dcache.oncrpc4j.rpc.RpcAuthType;
-import org.dcache.oncrpc4j.rpc.RpcMessageType;
-import org.dcache.oncrpc4j.rpc.RpcReplyStatus;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * NullCall - the ONC RPC messages of the benchmark (RFC 5531 §9): a call of procedure 0 (NULL)
@@ -23,16 +22,8 @@ import org.dcache.oncrpc4j.rpc.RpcReplyStatus;
 final class NullCall {
     /** The NULL procedure's number. */
     static final int NULL_PROCEDURE = 0;
-    /** The RPC protocol version (RFC 5531 §9). */
-    static final int RPC_VERSION = 2;
-    /** Words of a NULL call with AUTH_NONE credentials and verifier. */
-    static final int CALL_WORDS = 10;
     /** Byte offset of the opaque argument's bytes (after its length word): its XDR position. */
-    static final int ARGUMENT_OFFSET = (CALL_WORDS + 1) * Integer.BYTES;
-    /** Words of the shortest accepted reply: xid, REPLY, MSG_ACCEPTED, verifier (2), accept_stat. */
-    static final int MIN_ACCEPTED_REPLY_WORDS = 6;
-    /** The largest opaque_auth body (RFC 5531 §8.2). */
-    static final int MAX_AUTH_BYTES = 400;
+    static final int ARGUMENT_OFFSET = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES;
 
     private NullCall() {
     }
@@ -60,11 +51,10 @@ final class NullCall {
      * @return a fresh heap buffer owned by the caller
      */
     static ByteBuffer encode(int xid, int program, int version, int argumentBytes) {
-        int length = CALL_WORDS * Integer.BYTES + (argumentBytes == 0 ? 0 : Integer.BYTES + padded(argumentBytes));
+        int length = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES
+                + (argumentBytes == 0 ? 0 : Integer.BYTES + (int) Xdr.roundUp(argumentBytes));
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
-        b.putInt(xid).putInt(RpcMessageType.CALL).putInt(RPC_VERSION).putInt(program).putInt(version).putInt(NULL_PROCEDURE);
-        b.putInt(RpcAuthType.NONE).putInt(0);
-        b.putInt(RpcAuthType.NONE).putInt(0);
+        RpcMessage.putCallHeader(b, xid, program, version, NULL_PROCEDURE);
         if (argumentBytes > 0) {
             b.putInt(argumentBytes);
             b.put(argument(argumentBytes));
@@ -84,11 +74,6 @@ final class NullCall {
         return bytes;
     }
 
-    /** @return {@code length} rounded up to a whole XDR word */
-    static int padded(int length) {
-        return (length + 3) & ~3;
-    }
-
     /**
      * checkReply() - checks that {@code reply} answers {@code xid} with an accepted SUCCESS.
      *
@@ -99,46 +84,34 @@ final class NullCall {
      */
     static void checkReply(ByteBuffer reply, int xid) throws IOException {
         ByteBuffer b = reply.slice().order(ByteOrder.BIG_ENDIAN);
-        if (b.remaining() < 3 * Integer.BYTES) {
+        if (b.remaining() < RpcMessage.REPLY_BODY_OFFSET) {
             throw new IOException("reply of " + b.remaining() + " bytes is too short for an RPC reply header");
         }
-        int replyXid = b.getInt();
+        int replyXid = b.getInt(RpcMessage.XID_OFFSET);
         if (replyXid != xid) {
             throw new IOException("reply xid 0x" + Integer.toHexString(replyXid) + " does not match the call's 0x"
                     + Integer.toHexString(xid));
         }
-        int type = b.getInt();
-        if (type != RpcMessageType.REPLY) {
-            throw new IOException("message type " + type + " is not REPLY");
+        if (!RpcMessage.isReply(b)) {
+            throw new IOException("message type " + RpcMessage.toString(RpcMessage.messageType(b)) + " is not REPLY");
         }
-        int status = b.getInt();
-        if (status == RpcReplyStatus.MSG_DENIED) {
-            int reason = b.remaining() >= Integer.BYTES ? b.getInt() : -1;
-            throw new IOException("call denied: " + (reason == 0 ? "RPC_MISMATCH" : reason == 1 ? "AUTH_ERROR" : "reason " + reason));
+        int status = b.getInt(RpcMessage.REPLY_STAT_OFFSET);
+        if (status == RpcMessage.MSG_DENIED) {
+            int reason = b.remaining() >= RpcMessage.REPLY_BODY_OFFSET + Integer.BYTES
+                    ? b.getInt(RpcMessage.REPLY_BODY_OFFSET) : -1;
+            throw new IOException("call denied: " + (reason == RpcMessage.RPC_MISMATCH ? "RPC_MISMATCH"
+                    : reason == RpcMessage.AUTH_ERROR ? "AUTH_ERROR" : "reason " + reason));
         }
-        if (status != RpcReplyStatus.MSG_ACCEPTED) {
+        if (status != RpcMessage.MSG_ACCEPTED) {
             throw new IOException("reply status " + status + " is neither MSG_ACCEPTED nor MSG_DENIED");
         }
-        checkAccepted(b);
-    }
-
-    /** Skips the verifier and checks the accept status; {@code b} is past the reply status. */
-    private static void checkAccepted(ByteBuffer b) throws IOException {
-        if (b.remaining() < 2 * Integer.BYTES) {
-            throw new IOException("accepted reply truncated before its verifier");
+        int acceptStat = RpcMessage.acceptStatOffset(b);
+        if (acceptStat == RpcMessage.NONE) {
+            throw new IOException("accepted reply truncated before its accept status, or its verifier claims more than "
+                    + RpcMessage.MAX_AUTH_BYTES + " bytes");
         }
-        b.getInt(); // verifier flavor: any
-        int length = b.getInt();
-        if (length < 0 || length > MAX_AUTH_BYTES) {
-            throw new IOException("verifier length " + Integer.toUnsignedString(length) + " beyond " + MAX_AUTH_BYTES);
-        }
-        int padded = padded(length);
-        if (b.remaining() < padded + Integer.BYTES) {
-            throw new IOException("accepted reply truncated before its accept status");
-        }
-        b.position(b.position() + padded);
-        int accept = b.getInt();
-        if (accept != RpcAccepsStatus.SUCCESS) {
+        int accept = b.getInt(acceptStat);
+        if (accept != RpcMessage.SUCCESS) {
             throw new IOException("call accepted but not executed: " + RpcAccepsStatus.toString(accept));
         }
     }

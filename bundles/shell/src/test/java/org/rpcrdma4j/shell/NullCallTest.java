@@ -44,9 +44,6 @@ class NullCallTest {
         assertEquals((byte) 250, a[250]);
         assertEquals(0, a[251]);
         assertEquals(97, a[599]);
-        assertEquals(8, NullCall.padded(5));
-        assertEquals(8, NullCall.padded(8));
-        assertEquals(0, NullCall.padded(0));
     }
 
     @Test

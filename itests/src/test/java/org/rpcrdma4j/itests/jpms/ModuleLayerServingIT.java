@@ -25,6 +25,8 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.itests.jpms.layer.LayerServer;
 
 /**
@@ -41,7 +43,7 @@ import org.rpcrdma4j.itests.jpms.layer.LayerServer;
 class ModuleLayerServingIT {
     private static final int ECHO = 1;
     /** Byte offset of the opaque argument's bytes in the call: its XDR position. */
-    private static final int ARGUMENT_OFFSET = 44;
+    private static final int ARGUMENT_OFFSET = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES;
     private static final Set<String> DEPLOYED = Set.of(LayerServer.MODULE, "org.rpcrdma4j.verbs.loopback",
             "org.rpcrdma4j.registration.lkey", "org.rpcrdma4j.registration.frmr", "org.rpcrdma4j.binding.nfs",
             "org.rpcrdma4j.client");
@@ -128,16 +130,16 @@ class ModuleLayerServingIT {
 
     /** An ECHO call (RFC 5531 §9, AUTH_NONE) of the layer server's program with an opaque argument. */
     private static byte[] echoCall(int xid, byte[] argument) {
-        ByteBuffer b = ByteBuffer.allocate(ARGUMENT_OFFSET + ((argument.length + 3) & ~3));
-        b.putInt(xid).putInt(0).putInt(2).putInt(LayerServer.PROGRAM).putInt(1).putInt(ECHO)
-                .putInt(0).putInt(0).putInt(0).putInt(0).putInt(argument.length).put(argument);
+        ByteBuffer b = ByteBuffer.allocate(ARGUMENT_OFFSET + (int) Xdr.roundUp(argument.length));
+        RpcMessage.putCallHeader(b, xid, LayerServer.PROGRAM, 1, ECHO).putInt(argument.length).put(argument);
         return b.array();
     }
 
     /** The exact accepted reply to it: AUTH_NONE verifier, SUCCESS, the opaque. */
     private static byte[] echoReply(int xid, byte[] argument) {
-        ByteBuffer b = ByteBuffer.allocate(28 + ((argument.length + 3) & ~3));
-        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(argument.length).put(argument);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES
+                + (int) Xdr.roundUp(argument.length));
+        RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(argument.length).put(argument);
         return b.array();
     }
 

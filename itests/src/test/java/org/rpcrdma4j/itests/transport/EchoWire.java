@@ -2,6 +2,8 @@ package org.rpcrdma4j.itests.transport;
 
 import java.nio.ByteBuffer;
 import org.rpcrdma4j.client.CallRequest;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * The ONC RPC messages of the transport tests (RFC 5531 §9), built by hand so that a reply can be
@@ -24,24 +26,22 @@ final class EchoWire {
     static final int NFS_PROGRAM = 100003;
     static final int NFS_VERSION = 3;
 
-    static final int CALL_WORDS = 10;
     /** Byte offset of an opaque argument's bytes, after its length word: its XDR position. */
-    static final int ARGUMENT_OFFSET = (CALL_WORDS + 1) * Integer.BYTES;
-    /** Words of an accepted, successful reply with an AUTH_NONE verifier, before the results. */
-    static final int REPLY_HEADER_WORDS = 6;
+    static final int ARGUMENT_OFFSET = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES;
 
     private EchoWire() {
     }
 
     /** @return a call message (position 0, limit at its end) with void arguments */
     static ByteBuffer call(int xid, int program, int version, int procedure) {
-        return header(ByteBuffer.allocate(CALL_WORDS * Integer.BYTES), xid, program, version, procedure).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES);
+        return RpcMessage.putCallHeader(b, xid, program, version, procedure).flip();
     }
 
     /** @return an ECHO call of {@link #PROGRAM} whose argument is the opaque {@code data} */
     static ByteBuffer echoCall(int xid, byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(CALL_WORDS * Integer.BYTES + Integer.BYTES + padded(data.length));
-        header(b, xid, PROGRAM, VERSION, PROC_ECHO).putInt(data.length).put(data);
+        ByteBuffer b = ByteBuffer.allocate(ARGUMENT_OFFSET + (int) Xdr.roundUp(data.length));
+        RpcMessage.putCallHeader(b, xid, PROGRAM, VERSION, PROC_ECHO).putInt(data.length).put(data);
         return b.position(0);
     }
 
@@ -55,13 +55,15 @@ final class EchoWire {
 
     /** @return the exact reply to a successful call with void results */
     static byte[] voidReply(int xid) {
-        return replyHeader(ByteBuffer.allocate(REPLY_HEADER_WORDS * Integer.BYTES), xid).array();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES);
+        return RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).array();
     }
 
     /** @return the exact reply to an ECHO of {@code data} */
     static byte[] echoReply(int xid, byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(REPLY_HEADER_WORDS * Integer.BYTES + Integer.BYTES + padded(data.length));
-        replyHeader(b, xid).putInt(data.length).put(data);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES
+                + (int) Xdr.roundUp(data.length));
+        RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(data.length).put(data);
         return b.array();
     }
 
@@ -79,18 +81,5 @@ final class EchoWire {
         byte[] copy = new byte[buffer.remaining()];
         buffer.duplicate().get(copy);
         return copy;
-    }
-
-    private static ByteBuffer header(ByteBuffer b, int xid, int program, int version, int procedure) {
-        return b.putInt(xid).putInt(0).putInt(2).putInt(program).putInt(version).putInt(procedure)
-                .putInt(0).putInt(0).putInt(0).putInt(0);
-    }
-
-    private static ByteBuffer replyHeader(ByteBuffer b, int xid) {
-        return b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
-    }
-
-    private static int padded(int length) {
-        return (length + 3) & ~3;
     }
 }

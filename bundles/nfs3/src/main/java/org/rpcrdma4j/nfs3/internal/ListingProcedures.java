@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
@@ -87,7 +88,7 @@ public final class ListingProcedures {
             if (attributes == null) {
                 continue; // removed since the snapshot
             }
-            int nameBytes = 4 + ((name.length() + 3) & ~3);
+            int nameBytes = 4 + (int) Xdr.roundUp(name.length());
             int plainBytes = 4 + 8 + nameBytes + 8;
             int entryBytes = args.plus() ? plainBytes + PLUS_EXTRA : plainBytes;
             if (replyBytes + entryBytes > Integer.toUnsignedLong(args.maxcount())

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import org.dcache.oncrpc4j.grizzly.GrizzlyRpcTransport;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
-import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
@@ -12,6 +11,7 @@ import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.server.ClaimCheckedXdr;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -36,11 +36,6 @@ import org.rpcrdma4j.server.RpcHeaderCheck;
  */
 final class RpcHeaderCheckFilter extends BaseFilter {
 
-    private static final int CALL = 0;
-    private static final int REPLY = 1;
-    private static final int MSG_DENIED = 1;
-    private static final int AUTH_ERROR = 1;
-
     private final RpcCallDispatcher dispatcher;
     /**
      * Only so that a transport for a refusal can be made: a refusal is a reply, so nothing is
@@ -60,12 +55,12 @@ final class RpcHeaderCheckFilter extends BaseFilter {
         }
         Buffer message = xdr.asBuffer();
         int start = message.position();
-        if (message.remaining() < 2 * Integer.BYTES) {
+        if (message.remaining() < RpcMessage.TYPED_MESSAGE_BYTES) {
             return ctx.getInvokeAction(); // oncrpc4j drops a message without xid and type
         }
-        int xid = message.getInt(start);
-        switch (message.getInt(start + Integer.BYTES)) {
-            case CALL -> {
+        int xid = message.getInt(start + RpcMessage.XID_OFFSET);
+        switch (message.getInt(start + RpcMessage.MSG_TYPE_OFFSET)) {
+            case RpcMessage.CALL -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkCall(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
                     ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
@@ -76,20 +71,20 @@ final class RpcHeaderCheckFilter extends BaseFilter {
                 dispatcher.refuseMalformed(call, fault, message.remaining());
                 return ctx.getStopAction();
             }
-            case REPLY -> {
+            case RpcMessage.REPLY -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
                     ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
                     return ctx.getInvokeAction();
                 }
                 dispatcher.refusedMalformedReply(xid, ctx.getConnection().getPeerAddress(), fault);
-                Xdr denial = new Xdr(5 * Integer.BYTES);
+                Xdr denial = new Xdr(RpcMessage.AUTH_ERROR_REPLY_BYTES);
                 denial.beginEncoding();
                 denial.xdrEncodeInt(xid);
-                denial.xdrEncodeInt(REPLY);
-                denial.xdrEncodeInt(MSG_DENIED);
-                denial.xdrEncodeInt(AUTH_ERROR);
-                denial.xdrEncodeInt(RpcAuthStat.AUTH_BADVERF);
+                denial.xdrEncodeInt(RpcMessage.REPLY);
+                denial.xdrEncodeInt(RpcMessage.MSG_DENIED);
+                denial.xdrEncodeInt(RpcMessage.AUTH_ERROR);
+                denial.xdrEncodeInt(RpcMessage.AUTH_BADVERF);
                 denial.endEncoding();
                 ctx.setMessage(denial);
                 return ctx.getInvokeAction();

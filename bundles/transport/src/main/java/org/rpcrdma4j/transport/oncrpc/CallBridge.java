@@ -16,6 +16,7 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.BuffersBuffer;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.LogThrottle;
 import org.rpcrdma4j.server.RpcCallDispatcher;
@@ -61,8 +62,6 @@ final class CallBridge implements RpcCallHandler {
     private final LogThrottle orphanReplyLog = new LogThrottle();
     private final LogThrottle refusedCallLog = new LogThrottle();
     private final LogThrottle failedServeLog = new LogThrottle();
-    /** Bytes of the RPC call header up to and including the procedure number (RFC 5531). */
-    private static final int CALL_TARGET_BYTES = 24;
 
     private final RpcCallDispatcher dispatcher;
     private final ReplyCache cache;
@@ -228,10 +227,10 @@ final class CallBridge implements RpcCallHandler {
             return;
         }
         List<ByteBuffer> body = call.body();
-        boolean hasTarget = call.bodyLength() >= CALL_TARGET_BYTES;
-        int program = hasTarget ? Xdr.intAt(body, 12) : -1;
-        int version = hasTarget ? Xdr.intAt(body, 16) : -1;
-        int procedure = hasTarget ? Xdr.intAt(body, 20) : -1;
+        boolean hasTarget = call.bodyLength() >= RpcMessage.CALL_FIXED_BYTES;
+        int program = hasTarget ? Xdr.intAt(body, RpcMessage.PROG_OFFSET) : -1;
+        int version = hasTarget ? Xdr.intAt(body, RpcMessage.VERS_OFFSET) : -1;
+        int procedure = hasTarget ? Xdr.intAt(body, RpcMessage.PROC_OFFSET) : -1;
         ReplyCache.Key key = null;
         if (hasTarget && cache.isEnabled() && isNonIdempotent(program, version, procedure, body, call.bodyLength())) {
             key = ReplyCache.Key.of(reply.connection().remoteAddress().getAddress(), reply.xid(), body, call.bodyLength());
@@ -401,9 +400,6 @@ final class CallBridge implements RpcCallHandler {
         return true;
     }
 
-    /** Longest opaque_auth body (RFC 5531 section 8.2: 400 bytes). */
-    private static final int MAX_AUTH_BYTES = 400;
-
     /**
      * argumentsOffset() - where a call's procedure arguments begin: after xid, direction, RPC
      * version, program, version, procedure (24 bytes), the credential and the verifier
@@ -412,16 +408,16 @@ final class CallBridge implements RpcCallHandler {
      * @return the offset, or -1 when an auth length is beyond RFC 5531's 400 bytes or the message
      */
     static int argumentsOffset(List<ByteBuffer> body, int length) {
-        int at = CALL_TARGET_BYTES;
+        int at = RpcMessage.CALL_FIXED_BYTES;
         for (int auth = 0; auth < 2; auth++) {
-            if (at + 8 > length) {
+            if (at + RpcMessage.AUTH_HEAD_BYTES > length) {
                 return -1;
             }
-            int bytes = Xdr.intAt(body, at + 4);
-            if (bytes < 0 || bytes > MAX_AUTH_BYTES) {
+            int bytes = Xdr.intAt(body, at + Xdr.UNIT_BYTES);
+            if (bytes < 0 || bytes > RpcMessage.MAX_AUTH_BYTES) {
                 return -1;
             }
-            at += 8 + (int) Xdr.roundUp(bytes);
+            at += RpcMessage.AUTH_HEAD_BYTES + (int) Xdr.roundUp(bytes);
         }
         return at <= length ? at : -1;
     }
@@ -431,8 +427,8 @@ final class CallBridge implements RpcCallHandler {
             if (binding.program() != program || !binding.isDdpEligibleReply(version, procedure)) {
                 continue;
             }
-            int results = RpcMessages.resultsOffset(message);
-            if (results < 0) {
+            int results = RpcMessage.resultsOffset(message);
+            if (results == RpcMessage.NONE) {
                 return -1;
             }
             ByteBuffer view = message.duplicate().position(message.position() + results);

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -152,7 +153,7 @@ final class CallTransport extends ConnectionTransport implements Runnable {
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
         ByteBuffer message = xdr == this.xdr ? this.xdr.encoded() : xdr.asBuffer().toByteBuffer();
         int length = message.remaining();
-        if (RpcMessages.messageType(message) != RpcMessages.REPLY) {
+        if (!RpcMessage.isReply(message)) {
             getPeerTransport().send(xdr, attachment, handler);
             return;
         }

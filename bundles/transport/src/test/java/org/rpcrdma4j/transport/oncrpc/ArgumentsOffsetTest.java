@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * ArgumentsOffsetTest - where a call's procedure arguments begin, as the duplicate request cache
@@ -15,8 +16,8 @@ class ArgumentsOffsetTest {
 
     /** A call with a credential and verifier of these body lengths, then the int 0x41524753 ("ARGS"). */
     private static ByteBuffer call(int credentialBytes, int verifierBytes) {
-        int cred = (credentialBytes + 3) & ~3;
-        int verf = (verifierBytes + 3) & ~3;
+        int cred = (int) Xdr.roundUp(credentialBytes);
+        int verf = (int) Xdr.roundUp(verifierBytes);
         ByteBuffer b = ByteBuffer.allocate(24 + 8 + cred + 8 + verf + 4);
         b.putInt(7).putInt(0).putInt(2).putInt(100003).putInt(4).putInt(1);
         b.putInt(1).putInt(credentialBytes).position(b.position() + cred);

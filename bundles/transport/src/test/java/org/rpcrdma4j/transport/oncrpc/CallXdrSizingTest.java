@@ -11,6 +11,7 @@ import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 
@@ -66,7 +67,7 @@ class CallXdrSizingTest {
     }
 
     private static void assertReadReply(ByteBuffer encoded, int dataBytes) {
-        int padded = (dataBytes + 3) & ~3;
+        int padded = (int) Xdr.roundUp(dataBytes);
         assertEquals(128 + 4 + padded, encoded.remaining());
         assertEquals(31, encoded.getInt(encoded.position() + 124));
         assertEquals(dataBytes, encoded.getInt(encoded.position() + 128));

@@ -17,6 +17,7 @@ import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.rpcrdma4j.codec.RpcMessage;
 
 /**
  * CallbackProgram - an oncrpc4j program that, while serving a call, calls the calling client
@@ -114,15 +115,12 @@ final class CallbackProgram implements RpcDispatchable {
 
     /** @return the n of a CB_DOUBLE call message (RFC 5531 call header, then the arguments) */
     static int callbackArgument(ByteBuffer call) {
-        int at = 24;
-        at += 8 + ((call.getInt(at + 4) + 3) & ~3); // credential
-        at += 8 + ((call.getInt(at + 4) + 3) & ~3); // verifier
-        return call.getInt(at);
+        return call.getInt(call.position() + RpcMessage.argumentsOffset(call));
     }
 
     /** @return an accepted, successful RPC reply to {@code call} carrying one int */
     static ByteBuffer intReply(ByteBuffer call, int value) {
-        return ByteBuffer.allocate(28).putInt(0, call.getInt(0)).putInt(4, 1).putInt(8, 0).putInt(12, 0).putInt(16, 0)
-                .putInt(20, 0).putInt(24, value);
+        ByteBuffer reply = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES);
+        return RpcMessage.putAcceptedReplyHeader(reply, call.getInt(call.position()), RpcMessage.SUCCESS).putInt(value).flip();
     }
 }

@@ -8,6 +8,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * RpcWire - hand-built ONC RPC messages for the tests, and a plain ONC RPC over TCP client
@@ -19,10 +21,8 @@ final class RpcWire {
 
     /** @return an RPC call message with AUTH_NONE credentials and the given argument bytes */
     static ByteBuffer call(int xid, int program, int version, int procedure, byte[] arguments) {
-        ByteBuffer b = ByteBuffer.allocate(40 + arguments.length);
-        b.putInt(xid).putInt(0).putInt(2).putInt(program).putInt(version).putInt(procedure);
-        b.putInt(0).putInt(0).putInt(0).putInt(0);
-        b.put(arguments);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + arguments.length);
+        RpcMessage.putCallHeader(b, xid, program, version, procedure).put(arguments);
         return b.flip();
     }
 
@@ -31,7 +31,7 @@ final class RpcWire {
     }
 
     static byte[] opaqueArgument(byte[] data) {
-        ByteBuffer b = ByteBuffer.allocate(4 + ((data.length + 3) & ~3));
+        ByteBuffer b = ByteBuffer.allocate(4 + (int) Xdr.roundUp(data.length));
         b.putInt(data.length).put(data);
         return b.array();
     }
@@ -39,17 +39,16 @@ final class RpcWire {
     /** @return the accept status of a reply (0 SUCCESS, 1 PROG_UNAVAIL...), or -1 - reply_stat when denied */
     static int acceptStatus(byte[] reply) {
         ByteBuffer b = ByteBuffer.wrap(reply);
-        if (b.getInt(8) != 0) {
-            return -1 - b.getInt(8);
+        int replyStat = b.getInt(RpcMessage.REPLY_STAT_OFFSET);
+        if (replyStat != RpcMessage.MSG_ACCEPTED) {
+            return -1 - replyStat;
         }
-        int verifier = b.getInt(16);
-        return b.getInt(20 + ((verifier + 3) & ~3));
+        return b.getInt(RpcMessage.acceptStatOffset(b));
     }
 
     /** @return where the results of an accepted reply start */
     static int resultsOffset(byte[] reply) {
-        int verifier = ByteBuffer.wrap(reply).getInt(16);
-        return 24 + ((verifier + 3) & ~3);
+        return RpcMessage.resultsOffset(ByteBuffer.wrap(reply));
     }
 
     /**
@@ -66,7 +65,7 @@ final class RpcWire {
         }
         ByteBuffer data = reply.writeChunk(0).duplicate();
         int at = resultsOffset(reduced) + 4;
-        int padded = (data.remaining() + 3) & ~3;
+        int padded = (int) Xdr.roundUp(data.remaining());
         ByteBuffer whole = ByteBuffer.allocate(reduced.length + padded);
         whole.put(reduced, 0, at).put(data).position(at + padded).put(reduced, at, reduced.length - at);
         return whole.array();

@@ -2,6 +2,8 @@ package org.rpcrdma4j.binding.nfs.internal;
 
 import java.nio.ByteBuffer;
 
+import org.rpcrdma4j.codec.Xdr;
+
 /**
  * XdrSteps - bounds-checked steps over the XDR items (RFC 4506) of an encoded result, with
  * absolute gets and no allocation.
@@ -49,7 +51,7 @@ public final class XdrSteps {
             return NONE;
         }
         int length = readWord(buffer, base, offset);
-        return length < 0 ? NONE : skipBytes(available, offset + WORD_BYTES, roundUp(length));
+        return length < 0 ? NONE : skipBytes(available, offset + WORD_BYTES, Xdr.roundUp(length));
     }
 
     /** skipWordArray() - steps over a variable-length array of words (a bitmap4): count, words. */
@@ -74,10 +76,5 @@ public final class XdrSteps {
         }
         int length = readWord(buffer, base, offset);
         return fits(available, offset + WORD_BYTES, length) ? offset : NONE;
-    }
-
-    /** @return {@code length} rounded up to a whole number of XDR words */
-    public static long roundUp(int length) {
-        return ((long) length + WORD_BYTES - 1) & -WORD_BYTES;
     }
 }

@@ -7,7 +7,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
+import org.rpcrdma4j.codec.HeaderWriter;
 import org.rpcrdma4j.codec.ParsedHeader;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -43,15 +45,14 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
     /** Words of a backward call's transport header: the fixed four and three empty chunk lists. */
     static final int HEADER_WORDS = RpcRdma.MIN_MSG_HEADER_WORDS;
     static final int HEADER_BYTES = HEADER_WORDS * Integer.BYTES;
-    private static final int RPC_CALL = 0;
-    private static final int RPC_REPLY = 1;
-    private static final int RPC_HEADER_BYTES = 2 * Integer.BYTES;
 
     private final RdmaConnection connection;
     private final BackchannelLoop loop;
     private final Counters counters;
     private final int maxCredits;
     private final int sendLimit;
+    /** Writes the transport header of each backward call; completion thread only. */
+    private final HeaderWriter headerWriter = new HeaderWriter();
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
     private final Set<Integer> outstanding = new HashSet<>();
     private int credits;
@@ -103,7 +104,7 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
         if (maxCredits == 0) {
             return SendOutcome.DISABLED;
         }
-        if (rpcCall.remaining() < RPC_HEADER_BYTES || rpcCall.getInt(rpcCall.position() + Integer.BYTES) != RPC_CALL) {
+        if (!RpcMessage.isCall(rpcCall)) {
             return SendOutcome.NOT_A_CALL;
         }
         if (rpcCall.remaining() > maxCallSize()) {
@@ -202,15 +203,11 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
     }
 
     private int encode(ByteBuffer buffer, Waiting call) {
-        buffer.putInt(0, call.xid)
-                .putInt(4, RpcRdma.VERSION_1)
-                .putInt(8, maxCredits)
-                .putInt(12, RpcRdma.RDMA_MSG)
-                .putInt(16, RpcRdma.ITEM_ABSENT)
-                .putInt(20, RpcRdma.ITEM_ABSENT)
-                .putInt(24, RpcRdma.ITEM_ABSENT)
-                .put(HEADER_BYTES, call.message);
-        return HEADER_BYTES + call.message.length;
+        int headerBytes = headerWriter.wrap(buffer, 0, HEADER_BYTES)
+                .fixedHeader(call.xid, RpcRdma.VERSION_1, maxCredits, RpcRdma.RDMA_MSG)
+                .finish();
+        buffer.put(headerBytes, call.message);
+        return headerBytes + call.message.length;
     }
 
     /**
@@ -231,8 +228,8 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
     @Override
     public boolean takeReply(ReceiveContext ctx) {
         ParsedHeader header = ctx.header();
-        if (header.proc() != RpcRdma.RDMA_MSG || header.bodyLength() < RPC_HEADER_BYTES
-                || ctx.buffer().getInt(header.bodyOffset() + Integer.BYTES) != RPC_REPLY) {
+        if (header.proc() != RpcRdma.RDMA_MSG || header.bodyLength() < RpcMessage.TYPED_MESSAGE_BYTES
+                || ctx.buffer().getInt(header.bodyOffset() + RpcMessage.MSG_TYPE_OFFSET) != RpcMessage.REPLY) {
             return false;
         }
         int xid = header.xid();
@@ -283,7 +280,8 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
      */
     @Override
     public boolean takeAssembledReply(ReceiveContext ctx) {
-        if (ctx.bodyLength() < RPC_HEADER_BYTES || Xdr.intAt(ctx.body(), Integer.BYTES) != RPC_REPLY) {
+        if (ctx.bodyLength() < RpcMessage.TYPED_MESSAGE_BYTES
+                || Xdr.intAt(ctx.body(), RpcMessage.MSG_TYPE_OFFSET) != RpcMessage.REPLY) {
             return false;
         }
         refuseReply(ctx.header().xid(), "it came through read chunks (RDMA_NOMSG or a read list)");

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.RpcRdmaLimits;
 import org.rpcrdma4j.codec.SegmentList;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -181,14 +182,10 @@ public final class ReplyJob implements PendingReply {
                     + length + "-byte reply");
         }
         int itemLength = rpcReply.getInt(rpcReply.position() + offset);
-        if (itemLength < 0 || (long) offset + 4 + roundUp(itemLength) > length) {
+        if (itemLength < 0 || (long) offset + 4 + Xdr.roundUp(itemLength) > length) {
             throw new IllegalArgumentException("DDP item of " + Integer.toUnsignedString(itemLength) + " bytes at offset "
                     + offset + " overruns the " + length + "-byte reply");
         }
-    }
-
-    static long roundUp(int length) {
-        return (length + 3L) & ~3L;
     }
 
     ByteBuffer reply() {

@@ -6,6 +6,7 @@ import org.rpcrdma4j.codec.ParsedHeader;
 import org.rpcrdma4j.codec.ReplyEncoder;
 import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * ReplyPlan - how one reply goes out, decided in one place from the call's chunk lists and the
@@ -94,7 +95,7 @@ final class ReplyPlan {
             if (item > 0 && item <= writeList.chunkLength(0)) {
                 itemOffset = ddpItemOffset + Integer.BYTES;
                 itemLength = item;
-                itemPadded = (int) ReplyJob.roundUp(item);
+                itemPadded = (int) Xdr.roundUp(item);
             }
         }
         reducedLength = reply.remaining() - itemPadded;

@@ -36,8 +36,9 @@ import org.rpcrdma4j.transport.internal.sendto.SendQueue;
  *   xid | vers = 1 | credits requested | RDMA_MSG | 0 (no read list) | 0 (no write list) | 0 (no reply chunk) | RPC call
  * </pre>
  *
- * <p>Threading: {@link #send}, {@link #forget} and the getters from any thread; {@link #pump},
- * {@link #takeReply} and {@link #close} on the completion thread only. The small state is
+ * <p>Threading: {@link #send}, {@link #forget} and the getters from any thread; {@link #pump} and
+ * {@link #takeReply} on the completion thread only (they assert it); {@link #close} from whichever
+ * thread closes the connection (its loop, or a worker whose post failed). The small state is
  * guarded by this object's monitor (backward calls are rare: callbacks, not data); the send
  * queue is touched by the completion thread only.
  */
@@ -227,6 +228,7 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
      */
     @Override
     public boolean takeReply(ReceiveContext ctx) {
+        assert loop.inLoop() : "takeReply() off the loop thread";
         ParsedHeader header = ctx.header();
         if (header.proc() != RpcRdma.RDMA_MSG || header.bodyLength() < RpcMessage.TYPED_MESSAGE_BYTES
                 || ctx.buffer().getInt(header.bodyOffset() + RpcMessage.MSG_TYPE_OFFSET) != RpcMessage.REPLY) {
@@ -316,7 +318,8 @@ public final class ConnectionBackchannel implements Backchannel, BackwardReplies
 
     /**
      * close() - the connection is closing: every call outstanding or waiting fails (counted),
-     * and the handler is told once. Completion thread only; idempotent.
+     * and the handler is told once. Any thread (it touches only this object's guarded state and
+     * the handler); idempotent.
      */
     public void close() {
         int failed;

@@ -416,7 +416,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         sendSide.returnContext(ctx);
     }
 
-    /** addUsage() - a snapshot of the pools, for leak checks; completion thread only */
+    /** addUsage() - a snapshot of the pools, for leak checks; on its loop's thread, or once the loop has stopped */
     public void addUsage(UsageTally usage) {
         usage.heldReceiveContexts += parts.receivePool.held();
         usage.postedReceives += parts.receivePool.posted();

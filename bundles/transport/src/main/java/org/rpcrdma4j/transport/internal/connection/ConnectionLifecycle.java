@@ -260,7 +260,7 @@ final class ConnectionLifecycle {
             LOG.info("RPC-over-RDMA connection from {} to {} opened: credits {}, inline receive {} B, inline send {} B "
                     + "(client receives {} B), remote invalidation {}", owner.remoteAddress(), owner.localAddress(),
                     config.credits(), config.inlineReceiveThreshold(),
-                    Math.min(owner.replySizeLimit(), config.maxInlineSend()), owner.replySizeLimit(),
+                    owner.replyBufferSize(), owner.replySizeLimit(),
                     owner.remoteInvalidationAllowed() ? "on" : "off");
         } else {
             LOG.info("RPC-over-RDMA connection from {} to {} closed: {} ({} calls, {} READs, {} sends)",

@@ -96,7 +96,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
             this.remoteInvalidation = peer != null && peer.remoteInvalidate() && device.device().capabilities().remoteInvalidation();
             this.replyJobs = new BoundedPool<>(config.receiveContexts(), home -> new ReplyJob(this, home, config.limits()));
             this.backchannel = new ConnectionBackchannel(this, loop, counters, config.backchannelCredits(),
-                    Math.min(replySizeLimit, config.maxInlineSend()));
+                    replyBufferSize());
         } catch (RuntimeException | Error e) {
             retireCounters();
             throw e;
@@ -115,7 +115,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
      */
     public void open(QueuePairSizing sizing) throws VerbsException {
         try {
-            parts.wire(this, loop, connection, device, config, sizing, Math.min(replySizeLimit, config.maxInlineSend()),
+            parts.wire(this, loop, connection, device, config, sizing, replyBufferSize(),
                     backchannel, sendSide);
             parts.receivePool.postReceives(parts.queuePair);
             connection.attach(this);
@@ -145,7 +145,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
 
     private ByteBuffer acceptPrivateData() {
         ByteBuffer data = ByteBuffer.allocate(RpcRdmaCm.PRIVATE_DATA_BYTES);
-        new ConnectionPrivateData(Math.min(replySizeLimit, config.maxInlineSend()), config.inlineReceiveThreshold(), false)
+        new ConnectionPrivateData(replyBufferSize(), config.inlineReceiveThreshold(), false)
                 .encode(data, 0);
         return data;
     }
@@ -357,7 +357,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         return loop.largeReplyBuffers();
     }
 
-    /** @return the size of a pending reply's {@link ReplyJob#replyBuffer()}: the inline send size */
+    /** @return the inline send size (client's receive size, at most maxInlineSend): replies, backward calls, private data */
     @Override
     public int replyBufferSize() {
         return Math.min(replySizeLimit, config.maxInlineSend());

@@ -566,13 +566,14 @@ def job_medians(rs):
     m["jit"] = median([100 * r["jit"] / r["srv"] for r in cost if r["srv"]])
     m["jitv"] = median([100 * r["jit"] / r["secs"] for r in cost if r["secs"]])
     m["kern"] = median([100 * r["sys"] / r["srv"] for r in cost if r["srv"] and r.get("sys") is not None])
-    # user mode of the server's own work: the JVM process's user time less the compilers' user time and
-    # the flight recorder's threads' (the lab's profiler); only where the records have the process's time
-    user = [(r, r["puser"] - r["jituser"] - (r["jfr"] or 0)) for r in cost
-            if r.get("puser") is not None and r.get("jituser") is not None and r.get("sys") is not None]
-    m["u_kop"] = median([u / (r["ops"] / 1e3) for r, u in user if r["ops"]])
-    m["u_gb"] = median([u / (r["bytes"] / 1e9) for r, u in user if r["bytes"]])
-    m["k_kop"] = median([r["sys"] / (r["ops"] / 1e3) for r, _ in user if r["ops"]])
+    # user mode of the server's threads (their sums, one consistent account: the process's own
+    # user/system split is apportioned differently by the kernel) less the compilers' user time;
+    # kernel: their system time less the compilers'; only where the records have the compilers' user time
+    user = [(r, r["srv"] - r["sys"] - r["jituser"], r["sys"] - (r["jit"] - r["jituser"])) for r in cost
+            if r.get("jituser") is not None and r.get("sys") is not None]
+    m["u_kop"] = median([u / (r["ops"] / 1e3) for r, u, _ in user if r["ops"]])
+    m["u_gb"] = median([u / (r["bytes"] / 1e9) for r, u, _ in user if r["bytes"]])
+    m["k_kop"] = median([k / (r["ops"] / 1e3) for r, _, k in user if r["ops"]])
     return m
 
 
@@ -661,10 +662,10 @@ def user_cpu_section(run, f, fkeys, med, tcp, tcp_label):
         return
     w("#### User-mode CPU of our server on %s" % f)
     w("")
-    w("Medians over the runs: *user* = our JVM's threads' CPU in user mode, less the JIT compiler's threads "
-      "and the flight recorder's (compiling and the lab's profiler are not the cost of an operation), from the "
-      "process's own count, which keeps the time of threads that ended; *kernel* = its threads' system time, "
-      "which over rxe includes the device's protocol work done in the posting thread. *user vs %s* = per operation, against the same workload over %s (the bar: at most 0.5)."
+    w("Medians over the runs: *user* = our JVM's threads' CPU in user mode, less the JIT compiler threads' "
+      "(compiling is not the cost of an operation; the flight recorder's threads, the lab's profiler, run for "
+      "every JVM server alike and are included); *kernel* = their system time, less the compilers', which over "
+      "rxe includes the device's protocol work done in the posting thread. *user vs %s* = per operation, against the same workload over %s (the bar: at most 0.5)."
       % (tcp_label, tcp_label))
     w("")
     w("| workload | server | user s/1k ops | user s/GB | kernel s/1k ops | user vs %s |" % tcp_label)

@@ -235,7 +235,9 @@ public final class ReplySender {
         for (int i = 0; i < w; i++) {
             writes[i].next(i + 1 < w ? writes[i + 1] : sendRequest);
         }
-        ctx.retires(w);
+        assert w == writeCount : "built " + w + " RDMA WRITEs for a plan of " + writeCount;
+        // the SEND's completion gives back exactly the slots reserve() took for this chain
+        ctx.retires(writeCount);
         return w > 0 ? writes[0] : sendRequest;
     }
 

@@ -517,11 +517,10 @@ def runs_of(run, k, job):
                 n["secs"] = float(r.t1) - float(r.t0)
                 n["gbusy"], n["gall"], n["srv"], n["jit"], n["gc"] = [
                     float(x) / run.hz for x in (r.guest_busy, r.guest_all, r.server, r.jit, r.gc)]
-                # the server threads' system time; the JVM process's user time, the compilers' and the
-                # flight recorder's (fields some committed folders' records do not have)
+                # the server threads' system time and the compilers' user time (fields some committed
+                # folders' records do not have)
                 ticks = lambda v: None if opt_float(v) is None else opt_float(v) / run.hz
-                n["sys"], n["jfr"] = ticks(r.sys), ticks(r.jfr)
-                n["puser"], n["jituser"] = ticks(r.proc_user), ticks(r.jit_user)
+                n["sys"], n["jituser"] = ticks(r.sys), ticks(r.jit_user)
             except ValueError:
                 n["secs"] = None
             out.append(n)

@@ -2,7 +2,7 @@ package org.rpcrdma4j.registration.frmr;
 
 import org.osgi.service.component.annotations.Component;
 import org.rpcrdma4j.registration.frmr.internal.FastRegistrationSinkPool;
-import org.rpcrdma4j.registration.frmr.internal.PerRequestSinkPool;
+import org.rpcrdma4j.registration.frmr.internal.UserVerbsSinkPool;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
 import org.rpcrdma4j.transport.spi.SinkPool;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
@@ -14,11 +14,14 @@ import aQute.bnd.annotation.Resolution;
 import aQute.bnd.annotation.spi.ServiceProvider;
 
 /**
- * FrmrRegistrationStrategy - a fresh key per READ sink, invalidated after the READ.
+ * FrmrRegistrationStrategy - READ sinks under memory registrations of their own, so that no key
+ * granting remote write to a sink outlives the READ it was made for.
  *
- * <p>The pool is chosen from the device's capabilities: fast registration when
- * {@link DeviceCapabilities#fastRegistration()}, else per-request registration. Either way no
- * key granting write access to a sink outlives the READ it was made for.
+ * <p>The pool is chosen from the device's capabilities: with
+ * {@link DeviceCapabilities#fastRegistration()} (kernel-style verbs), a fresh key per READ by
+ * REG_MR and invalidation on the send queue; without it (user-space verbs), ibv_reg_mr of each
+ * sink window: kept and reused with local write only where the peer never sees a sink's key
+ * (InfiniBand, RoCE), registered per READ where it does (iWARP). See {@link UserVerbsSinkPool}.
  *
  * <p>Stateless: the same instance serves as the DS component (service property
  * {@value RegistrationStrategy#STRATEGY_NAME}={@value #NAME}) and the {@link java.util.ServiceLoader}
@@ -44,7 +47,7 @@ public final class FrmrRegistrationStrategy implements RegistrationStrategy {
         DeviceCapabilities caps = protectionDomain.device().capabilities();
         return caps.fastRegistration()
                 ? FastRegistrationSinkPool.create(this, protectionDomain, parameters)
-                : PerRequestSinkPool.create(this, protectionDomain, parameters);
+                : UserVerbsSinkPool.create(this, protectionDomain, parameters);
     }
 
     @Override

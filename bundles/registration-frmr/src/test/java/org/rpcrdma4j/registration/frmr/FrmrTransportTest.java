@@ -19,7 +19,7 @@ class FrmrTransportTest extends TransportConformanceTest {
     }
 
     @Override
-    protected boolean keepsRegistrationWhileIdle() {
-        return false;
+    protected int idleRegistrationsAtMost(TransportConfig config, DeviceCapabilities caps) {
+        return 0; // a fresh key per READ, invalidated with it
     }
 }

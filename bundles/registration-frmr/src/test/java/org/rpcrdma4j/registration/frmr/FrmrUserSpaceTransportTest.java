@@ -1,11 +1,13 @@
 package org.rpcrdma4j.registration.frmr;
 
+import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
 import org.rpcrdma4j.verbs.TransportType;
 
 /**
- * The transport suite with FRMR on a device without fast registration (user-space verbs, as
- * DiSNI): each sink registered before its READ and deregistered after it.
+ * The transport suite with FRMR on a RoCE device without fast registration (user-space verbs, as
+ * DiSNI over rxe): each sink window registered for local write on its first READ and kept for the
+ * next ones, so an idle pool may hold one registration per window.
  */
 class FrmrUserSpaceTransportTest extends FrmrTransportTest {
     static final DeviceCapabilities USER_SPACE = new DeviceCapabilities(TransportType.ROCE, 8, 8, 8, 64, 4096, 16384, 16, 16,
@@ -14,5 +16,14 @@ class FrmrUserSpaceTransportTest extends FrmrTransportTest {
     @Override
     protected DeviceCapabilities capabilities() {
         return USER_SPACE;
+    }
+
+    @Override
+    protected int idleRegistrationsAtMost(TransportConfig config, DeviceCapabilities caps) {
+        int sinkLength = sinkLength(config, caps);
+        long perPool = config.readSinkCount() > 0 ? config.readSinkCount()
+                : Math.min(TransportConfig.MAX_READ_SINKS,
+                        (TransportConfig.AUTO_READ_POOL_BYTES + sinkLength - 1) / sinkLength);
+        return (int) (config.completionLoops() * perPool);
     }
 }

@@ -1167,6 +1167,57 @@ def transports_section(run):
         w("")
 
 
+LATENCY_CONNECTION = re.compile(r"^(\S+) \((?:open|closing)\)$")
+LATENCY_LINE = re.compile(r"^reply latency \(.*?\): count (\d+)(?:, p50 (\S+), p90 (\S+), p99 (\S+), p99\.9 (\S+), max (\S+))?$")
+
+
+def latency_rows(text):
+    """Each connection's reply latency in a `rpcrdma:connections -v` listing: (remote address, count,
+    p50, p90, p99, p99.9, max), the percentiles as printed (µs, bucket upper bounds; "" when the count is 0)."""
+    rows, connection = [], None
+    for line in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "").splitlines():
+        line = line.strip()
+        m = LATENCY_CONNECTION.match(line)
+        if m:
+            connection = m.group(1)
+            continue
+        m = LATENCY_LINE.match(line)
+        if m and connection:
+            rows.append((connection,) + tuple(g or "" for g in m.groups()))
+            connection = None
+    return rows
+
+
+def latency_section(run):
+    """Per-connection reply latency after the RDMA workloads; nothing at all when the run recorded none."""
+    recs = run.of("latency")
+    if not recs:
+        return
+    w = run.w
+    w("## Per-connection latency (receive to reply SEND)")
+    w("")
+    w("Each open RPC-over-RDMA connection of our server, read with `rpcrdma:connections -v` after the server's "
+      "measured fio rounds (QD16 and QD32), before its unmount: the time from the handling of a call's receive "
+      "completion to the post of its reply's SEND, counted since the connection opened (the mount's warm-up and "
+      "every round of every strategy). Percentiles and max in µs are the upper bounds of histogram buckets "
+      "(16 per power of two): *p99 < 992* means 99 % of the replies took less than 992 µs.")
+    w("")
+    w("| server | connection | replies | p50 µs | p99 µs | max µs |")
+    w("|---|---|---:|---:|---:|---:|")
+    for r in recs:
+        try:
+            text = open(run.path(r.output), encoding="utf-8", errors="replace").read()
+        except OSError:
+            w("| %s | (no output: %s) | | | | |" % (label(r.key), r.output))
+            continue
+        rows = latency_rows(text)
+        if not rows:
+            w("| %s | (no reply latency in %s) | | | | |" % (label(r.key), r.output))
+        for conn, count, p50, _p90, p99, _p999, mx in rows:
+            w("| %s | %s | %s | %s | %s | %s |" % (label(r.key), conn, count, p50 or "—", p99 or "—", mx or "—"))
+    w("")
+
+
 def conformance_section(run):
     """The DiSNI conformance suite per fabric. Returns whether it passed (or was not asked for)."""
     w = run.w
@@ -1278,6 +1329,7 @@ def report(args):
         recall_section(run)
         recovery_section(run)
     transports_section(run)
+    latency_section(run)
     conf_ok = conformance_section(run)
     time_section(run)
     problems = []

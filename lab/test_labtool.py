@@ -130,6 +130,56 @@ class MalformedLines(unittest.TestCase):
         self.assertEqual(1, status)  # fio without a result for tcp
 
 
+class LatencyTable(unittest.TestCase):
+    """Per-connection reply latency from the `rpcrdma:connections -v` listing a latency record names."""
+
+    LISTING = ("rdma-20049 (disni, 192.168.77.1:20049)\r\n"
+               "\x1b[1mRemote address\x1b[0m | Local address | State\r\n"
+               "192.168.77.1:40001 | 192.168.77.1:20049 | open\r\n"
+               "\r\n"
+               "192.168.77.1:40001 (open)\r\n"
+               "back channel: off\r\n"
+               "reply latency (receive to reply SEND, µs, bucket upper bounds): count 81234, p50 136, p90 272, "
+               "p99 992, p99.9 4352, max 67584\r\n"
+               "Counter | Value\r\n"
+               "SENDS   | 81234\r\n"
+               "\r\n"
+               "192.168.77.1:40002 (closing)\r\n"
+               "back channel: off\r\n"
+               "reply latency (receive to reply SEND, µs, bucket upper bounds): count 0\r\n")
+
+    def report_with(self, tsv_lines, files):
+        with tempfile.TemporaryDirectory() as tmp:
+            rdir = os.path.join(tmp, "results")
+            os.makedirs(rdir)
+            with open(os.path.join(rdir, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in tsv_lines))
+            for name, text in files.items():
+                with open(os.path.join(rdir, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            _, md, err = report(rdir, {"phases": "rdma", "fabrics": "rxe"}, tmp)
+        self.assertNotIn("labtool:", err)
+        return md
+
+    def test_each_connection_gets_a_row_with_count_p50_p99_and_max(self):
+        self.assertEqual([("192.168.77.1:40001", "81234", "136", "272", "992", "4352", "67584"),
+                          ("192.168.77.1:40002", "0", "", "", "", "", "")], labtool.latency_rows(self.LISTING))
+        md = self.report_with(["latency\trdma.rxe\tconnections-rdma.rxe.txt",
+                               "latency\tnfs4.rdma.siw\tconnections-nfs4.rdma.siw.txt"],
+                              {"connections-rdma.rxe.txt": self.LISTING})
+        section = md.split("## Per-connection latency (receive to reply SEND)\n", 1)[1].split("\n## ", 1)[0]
+        rows = [line for line in section.split("\n") if line.startswith("| ")]
+        self.assertEqual(["| server | connection | replies | p50 µs | p99 µs | max µs |",
+                          "| our RDMA/rxe | 192.168.77.1:40001 | 81234 | 136 | 992 | 67584 |",
+                          "| our RDMA/rxe | 192.168.77.1:40002 | 0 | — | — | — |",
+                          "| nfs4j NFSv4.1 RDMA/siw | (no output: connections-nfs4.rdma.siw.txt) | | | | |"], rows)
+
+    def test_a_listing_without_latency_lines_says_so_and_no_record_means_no_section(self):
+        md = self.report_with(["latency\trdma.rxe\told.txt"], {"old.txt": "192.168.77.1:40001 (open)\nback channel: off\n"})
+        self.assertIn("| our RDMA/rxe | (no reply latency in old.txt) | | | | |", md)
+        self.assertNotIn("Per-connection latency", self.report_with(["info\tclk_tck\t100"], {}))
+
+
 class UserCpu(unittest.TestCase):
     """The user-mode CPU per operation of our JVM (issue #33's bar against our TCP server)."""
 

@@ -9,8 +9,8 @@ package org.rpcrdma4j.transport;
  * <p>The times come from a histogram of fixed buckets (1 µs wide below 32 µs, then 16 buckets to
  * each power of two, so a bucket is at most 1/16 wider than its lower bound; the last ends at
  * {@link #LIMIT_MICROS}), and every percentile and the maximum are a bucket's <b>upper bound</b>
- * (exclusive): p99 = 34 means 99 % of the replies took less than 34 µs, and more than 1 % at
- * least the lower bound of that bucket (32 µs). A value of {@link #OVERFLOW} means beyond the
+ * (exclusive): p99 = 34 means 99 % of the replies took less than 34 µs, and at least 1 % took the
+ * lower bound of that bucket (32 µs) or more. A value of {@link #OVERFLOW} means beyond the
  * histogram's last bucket.
  *
  * <p>A snapshot of a live connection is read while replies are posted, bucket by bucket: its

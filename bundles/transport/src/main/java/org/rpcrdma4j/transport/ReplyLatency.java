@@ -7,7 +7,7 @@ package org.rpcrdma4j.transport;
  * not the wire, nor the client).
  *
  * <p>The times come from a histogram of fixed buckets (1 µs wide below 32 µs, then 16 buckets to
- * each power of two, so a bucket is at most 1/16 wider than its lower bound; the last ends at
+ * each power of two, so a bucket is at most 1/16 of its lower bound wide; the last ends at
  * {@link #LIMIT_MICROS}), and every percentile and the maximum are a bucket's <b>upper bound</b>
  * (exclusive): p99 = 34 means 99 % of the replies took less than 34 µs, and at least 1 % took the
  * lower bound of that bucket (32 µs) or more. A value of {@link #OVERFLOW} means beyond the
@@ -34,9 +34,15 @@ public final class ReplyLatency {
     private final long max;
 
     /**
+     * Each time is the upper bound (µs, exclusive) of the bucket holding it, or {@link #OVERFLOW};
+     * 0 when {@code count} is 0.
+     *
      * @param count replies measured
-     * @param p50 p90 p99 p999 max the upper bounds (µs, exclusive) of the buckets holding them, or
-     *        {@link #OVERFLOW}; 0 when {@code count} is 0
+     * @param p50 the median
+     * @param p90 the 90th percentile
+     * @param p99 the 99th percentile
+     * @param p999 the 99.9th percentile
+     * @param max the highest
      */
     public ReplyLatency(long count, long p50, long p90, long p99, long p999, long max) {
         this.count = count;

@@ -18,7 +18,7 @@ import org.rpcrdma4j.transport.ReplyLatency;
  *     buckets {@code [2^e + k * 2^(e-4), 2^e + (k + 1) * 2^(e-4))}, k = 0..15, numbered on from 32;</li>
  * <li>{@code u >= 2^26} (67.1 s): one overflow bucket, the last ({@link #BUCKETS} - 1).</li>
  * </ul>
- * So a bucket is at most 1/16 (6.25 %) wider than its lower bound, and the array has 369 slots.
+ * So a bucket above 32 µs is at most 1/16 (6.25 %) of its lower bound wide, and the array has 369 slots.
  *
  * <p>Threading: {@link #record} by this histogram's one writer at a time, named by the
  * {@code writer} check (for a connection, whoever holds its send lock; asserted), as

@@ -100,7 +100,8 @@ def label(key):
     base, _, fab = key.partition(".")
     name = {"knfsd": "knfsd", "tcp": "our TCP", "lkey": "our RDMA lkey", "frmr": "our RDMA frmr",
             "switch": "our RDMA lkey→frmr", "rdma": "our RDMA", "jvm": "our JVM (TCP + RDMA)",
-            "recall": "our RDMA, CB_RECALL", "restart": "our RDMA, restarted"}.get(base, base)
+            "recall": "our RDMA, CB_RECALL", "restart": "our RDMA, restarted",
+            "parallel": "our RDMA, parallel mounts"}.get(base, base)
     return name + ("/" + fab if fab else "")
 
 
@@ -1215,6 +1216,53 @@ def latency_section(run):
             w("| %s | (no reply latency in %s) | | | | |" % (label(r.key), r.output))
         for conn, count, p50, _p90, p99, _p999, mx in rows:
             w("| %s | %s | %s | %s | %s | %s |" % (label(r.key), conn, count, p50 or "—", p99 or "—", mx or "—"))
+    w("")
+    parallel_table(run)
+
+
+def bucket_micros(text):
+    """A percentile as the listing prints it (992, >67108864 for the overflow bucket) as a number to compare, or None."""
+    m = re.match(r"^>?(\d+)$", text or "")
+    return int(m.group(1)) + (1 if text.startswith(">") else 0) if m else None
+
+
+def parallel_table(run):
+    """The parallel mounts (parallel records): per fabric the connections listed while N mounts ran fio at
+    once, each mount's IOPS and each connection's p99, as min and max so that an unfair share shows."""
+    recs = run.of("parallel")
+    if not recs:
+        return
+    w = run.w
+    jobs = run.of("pjob")
+    w("Parallel mounts (`parallel`): our RDMA server mounted N times at once after its measured rounds, each mount "
+      "at a server address of its own (the Linux client shares one connection among the mounts of one address, "
+      "whatever nosharecache or rsize), one fio random 4 KiB read at QD32 per mount, all started together; the "
+      "listing read while they were still mounted. *connections* counts every connection listed (of them, how "
+      "many came from the mounts' addresses); the p99 range is over the connections with replies.")
+    w("")
+    w("| server | mounts | connections (from the mounts) | IOPS per mount min | max | p99 µs per connection min | max |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for r in recs:
+        iops = []
+        for j in jobs:
+            if j.key != r.key:
+                continue
+            n = fio_numbers(run.path(j.fio), "read") if j.rc == "0" else None
+            iops.append(n["iops"] if n else None)
+        got = [x for x in iops if x is not None]
+        try:
+            text = open(run.path(r.output), encoding="utf-8", errors="replace").read()
+        except OSError:
+            text = ""
+        p99s = [row[4] for row in latency_rows(text) if row[4] and bucket_micros(row[4]) is not None]
+        p99s.sort(key=bucket_micros)
+        iops_min = fmt(min(got), 0) if got else "—"
+        iops_max = fmt(max(got), 0) if got else "—"
+        if got and len(got) < len(iops):
+            iops_min += " (%d of %d jobs failed)" % (len(iops) - len(got), len(iops))
+        w("| %s | %s | %s (%s) | %s | %s | %s | %s |" % (
+            label(r.key), r.mounts, r.connections, r.own, iops_min, iops_max,
+            p99s[0] if p99s else "—", p99s[-1] if p99s else "—"))
     w("")
 
 

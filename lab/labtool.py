@@ -1237,7 +1237,8 @@ def parallel_table(run):
     w("Parallel mounts (`parallel`): our RDMA server mounted N times at once after its measured rounds, each mount "
       "at a server address of its own (the Linux client shares one connection among the mounts of one address, "
       "whatever nosharecache or rsize), one fio random 4 KiB read at QD32 per mount, all started together; the "
-      "listing read while they were still mounted. *connections* counts every connection listed (of them, how "
+      "listing read while they were still mounted. Their rows in the table above (*our RDMA, parallel mounts*) count "
+      "only that load: the connections opened with those mounts. *connections* counts every connection listed (of them, how "
       "many came from the mounts' addresses); the p99 range is over the connections with replies.")
     w("")
     w("| server | mounts | connections (from the mounts) | IOPS per mount min | max | p99 µs per connection min | max |")

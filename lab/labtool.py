@@ -100,7 +100,8 @@ def label(key):
     base, _, fab = key.partition(".")
     name = {"knfsd": "knfsd", "tcp": "our TCP", "lkey": "our RDMA lkey", "frmr": "our RDMA frmr",
             "switch": "our RDMA lkey→frmr", "rdma": "our RDMA", "jvm": "our JVM (TCP + RDMA)",
-            "recall": "our RDMA, CB_RECALL", "restart": "our RDMA, restarted"}.get(base, base)
+            "recall": "our RDMA, CB_RECALL", "restart": "our RDMA, restarted",
+            "parallel": "our RDMA, parallel mounts"}.get(base, base)
     return name + ("/" + fab if fab else "")
 
 
@@ -1167,6 +1168,105 @@ def transports_section(run):
         w("")
 
 
+LATENCY_CONNECTION = re.compile(r"^(\S+) \((?:open|closing)\)$")
+LATENCY_LINE = re.compile(r"^reply latency \(.*?\): count (\d+)(?:, p50 (\S+), p90 (\S+), p99 (\S+), p99\.9 (\S+), max (\S+))?$")
+
+
+def latency_rows(text):
+    """Each connection's reply latency in a `rpcrdma:connections -v` listing: (remote address, count,
+    p50, p90, p99, p99.9, max), the percentiles as printed (µs, bucket upper bounds; "" when the count is 0)."""
+    rows, connection = [], None
+    for line in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "").splitlines():
+        line = line.strip()
+        m = LATENCY_CONNECTION.match(line)
+        if m:
+            connection = m.group(1)
+            continue
+        m = LATENCY_LINE.match(line)
+        if m and connection:
+            rows.append((connection,) + tuple(g or "" for g in m.groups()))
+            connection = None
+    return rows
+
+
+def latency_section(run):
+    """Per-connection reply latency after the RDMA workloads; nothing at all when the run recorded none."""
+    recs = run.of("latency")
+    if not recs:
+        return
+    w = run.w
+    w("## Per-connection latency (receive to reply SEND)")
+    w("")
+    w("Each open RPC-over-RDMA connection of our server, read with `rpcrdma:connections -v` after the server's "
+      "measured fio rounds (QD16 and QD32), before its unmount: the time from the handling of a call's receive "
+      "completion to the post of its reply's SEND, counted since the connection opened (the mount's warm-up and "
+      "every round of every strategy). Percentiles and max in µs are the upper bounds of histogram buckets "
+      "(16 per power of two): *p99 < 992* means 99 % of the replies took less than 992 µs.")
+    w("")
+    w("| server | connection | replies | p50 µs | p99 µs | max µs |")
+    w("|---|---|---:|---:|---:|---:|")
+    for r in recs:
+        try:
+            text = open(run.path(r.output), encoding="utf-8", errors="replace").read()
+        except OSError:
+            w("| %s | (no output: %s) | | | | |" % (label(r.key), r.output))
+            continue
+        rows = latency_rows(text)
+        if not rows:
+            w("| %s | (no reply latency in %s) | | | | |" % (label(r.key), r.output))
+        for conn, count, p50, _p90, p99, _p999, mx in rows:
+            w("| %s | %s | %s | %s | %s | %s |" % (label(r.key), conn, count, p50 or "—", p99 or "—", mx or "—"))
+    w("")
+    parallel_table(run)
+
+
+def bucket_micros(text):
+    """A percentile as the listing prints it (992, >67108864 for the overflow bucket) as a number to compare, or None."""
+    m = re.match(r"^>?(\d+)$", text or "")
+    return int(m.group(1)) + (1 if text.startswith(">") else 0) if m else None
+
+
+def parallel_table(run):
+    """The parallel mounts (parallel records): per fabric the connections listed while N mounts ran fio at
+    once, each mount's IOPS and each connection's p99, as min and max so that an unfair share shows."""
+    recs = run.of("parallel")
+    if not recs:
+        return
+    w = run.w
+    jobs = run.of("pjob")
+    w("Parallel mounts (`parallel`): our RDMA server mounted N times at once after its measured rounds, each mount "
+      "at a server address of its own (the Linux client shares one connection among the mounts of one address, "
+      "whatever nosharecache or rsize), one fio random 4 KiB read at QD32 per mount, all started together; the "
+      "listing read while they were still mounted. Their rows in the table above (*our RDMA, parallel mounts*) count "
+      "only that load: the connections opened with those mounts. *connections* counts every connection listed (of them, how "
+      "many came from the mounts' addresses); the p99 range is over the connections with replies.")
+    w("")
+    w("| server | mounts | connections (from the mounts) | IOPS per mount min | max | p99 µs per connection min | max |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for r in recs:
+        iops = []
+        for j in jobs:
+            if j.key != r.key:
+                continue
+            n = fio_numbers(run.path(j.fio), "read") if j.rc == "0" else None
+            iops.append(n["iops"] if n else None)
+        got = [x for x in iops if x is not None]
+        try:
+            text = open(run.path(r.output), encoding="utf-8", errors="replace").read()
+        except OSError:
+            text = ""
+        p99s = [row[4] for row in latency_rows(text) if row[4] and bucket_micros(row[4]) is not None]
+        p99s.sort(key=bucket_micros)
+        iops_min = fmt(min(got), 0) if got else "—"
+        iops_max = fmt(max(got), 0) if got else "—"
+        if got and len(got) < len(iops):
+            iops_min += " (%d of %d jobs failed)" % (len(iops) - len(got), len(iops))
+        w("| %s | %s | %s (%s) | %s | %s | %s | %s |" % (
+            label(r.key), r.mounts, r.connections, r.own, iops_min, iops_max,
+            p99s[0] if p99s else "—", p99s[-1] if p99s else "—"))
+    w("")
+
+
 def conformance_section(run):
     """The DiSNI conformance suite per fabric. Returns whether it passed (or was not asked for)."""
     w = run.w
@@ -1278,6 +1378,7 @@ def report(args):
         recall_section(run)
         recovery_section(run)
     transports_section(run)
+    latency_section(run)
     conf_ok = conformance_section(run)
     time_section(run)
     problems = []

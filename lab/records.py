@@ -56,6 +56,15 @@ KINDS = {
     "peer": Kind(("fabric", "status", "output", "rc"), 0,
                  "the hostile peer: ran (output: its TAP file) or missing (output: why)"),
     "transports": Kind(("fabric", "output"), 1, "the rpcrdma:transports listing's file"),
+    "latency": Kind(("key", "output"), 2, "the rpcrdma:connections -v listing (each open connection's reply "
+                                          "latency) read after a server's measured fio rounds: its file"),
+    "pjob": Kind(("key", "mount", "address", "fio", "rc"), 5,
+                 "one fio job of the parallel mounts (parallel.FABRIC): the mount's number, its server "
+                 "address, its JSON output, its exit code"),
+    "parallel": Kind(("key", "mounts", "connections", "own", "output"), 5,
+                     "the parallel mounts (parallel.FABRIC): how many were mounted, how many connections "
+                     "rpcrdma:connections -v listed while they were, how many of those came from the mounts' "
+                     "addresses, the listing's file"),
     "backchannel": Kind(("key", "calls", "replies", "timeouts", "calls_failed", "output"), 0,
                         "our connection's back-channel counters (rpcrdma:connections -v) and the listing's file"),
     "recall": Kind(("key", "delegreturn_before", "delegreturn_after", "open_rc", "open_s", "calls", "replies",

@@ -6,6 +6,7 @@ the arguments lab/run gave it, must write the committed .md again, byte for byte
 import contextlib
 import glob
 import io
+import json
 import os
 import re
 import subprocess
@@ -128,6 +129,107 @@ class MalformedLines(unittest.TestCase):
         self.assertIn("| our TCP | 1 of 1 | none |", md)
         self.assertIn("## Verdict", md)
         self.assertEqual(1, status)  # fio without a result for tcp
+
+
+class LatencyTable(unittest.TestCase):
+    """Per-connection reply latency from the `rpcrdma:connections -v` listing a latency record names."""
+
+    LISTING = ("rdma-20049 (disni, 192.168.77.1:20049)\r\n"
+               "\x1b[1mRemote address\x1b[0m | Local address | State\r\n"
+               "192.168.77.1:40001 | 192.168.77.1:20049 | open\r\n"
+               "\r\n"
+               "192.168.77.1:40001 (open)\r\n"
+               "back channel: off\r\n"
+               "reply latency (receive to reply SEND, µs, bucket upper bounds): count 81234, p50 136, p90 272, "
+               "p99 992, p99.9 4352, max 67584\r\n"
+               "Counter | Value\r\n"
+               "SENDS   | 81234\r\n"
+               "\r\n"
+               "192.168.77.1:40002 (closing)\r\n"
+               "back channel: off\r\n"
+               "reply latency (receive to reply SEND, µs, bucket upper bounds): count 0\r\n")
+
+    def report_with(self, tsv_lines, files):
+        with tempfile.TemporaryDirectory() as tmp:
+            rdir = os.path.join(tmp, "results")
+            os.makedirs(rdir)
+            with open(os.path.join(rdir, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in tsv_lines))
+            for name, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(rdir, name)), exist_ok=True)
+                with open(os.path.join(rdir, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            _, md, err = report(rdir, {"phases": "rdma", "fabrics": "rxe"}, tmp)
+        self.assertNotIn("labtool:", err)
+        return md
+
+    def test_each_connection_gets_a_row_with_count_p50_p99_and_max(self):
+        self.assertEqual([("192.168.77.1:40001", "81234", "136", "272", "992", "4352", "67584"),
+                          ("192.168.77.1:40002", "0", "", "", "", "", "")], labtool.latency_rows(self.LISTING))
+        md = self.report_with(["latency\trdma.rxe\tconnections-rdma.rxe.txt",
+                               "latency\tnfs4.rdma.siw\tconnections-nfs4.rdma.siw.txt"],
+                              {"connections-rdma.rxe.txt": self.LISTING})
+        section = md.split("## Per-connection latency (receive to reply SEND)\n", 1)[1].split("\n## ", 1)[0]
+        rows = [line for line in section.split("\n") if line.startswith("| ")]
+        self.assertEqual(["| server | connection | replies | p50 µs | p99 µs | max µs |",
+                          "| our RDMA/rxe | 192.168.77.1:40001 | 81234 | 136 | 992 | 67584 |",
+                          "| our RDMA/rxe | 192.168.77.1:40002 | 0 | — | — | — |",
+                          "| nfs4j NFSv4.1 RDMA/siw | (no output: connections-nfs4.rdma.siw.txt) | | | | |"], rows)
+
+    def test_a_listing_without_latency_lines_says_so_and_no_record_means_no_section(self):
+        md = self.report_with(["latency\trdma.rxe\told.txt"], {"old.txt": "192.168.77.1:40001 (open)\nback channel: off\n"})
+        self.assertIn("| our RDMA/rxe | (no reply latency in old.txt) | | | | |", md)
+        self.assertNotIn("Per-connection latency", self.report_with(["info\tclk_tck\t100"], {}))
+
+
+class ParallelTable(unittest.TestCase):
+    """The parallel mounts: connections listed, IOPS per mount and p99 per connection as min and max."""
+
+    @staticmethod
+    def listing(*conns):
+        return "".join("%s (open)\r\nback channel: off\r\nreply latency (receive to reply SEND, µs, bucket upper "
+                       "bounds): count %s%s\r\n" % (c, n, ", p50 100, p90 200, p99 %s, p99.9 900, max 1000" % p if p else "")
+                       for c, n, p in conns)
+
+    @staticmethod
+    def fio(iops):
+        return json.dumps({"jobs": [{"read": {"bw_bytes": iops * 4096, "iops": iops, "io_bytes": 1, "total_ios": 1,
+                                              "clat_ns": {"percentile": {"50.000000": 1000, "99.000000": 2000}}},
+                                     "write": {"io_bytes": 0, "total_ios": 0}}]})
+
+    def test_connections_iops_and_p99_ranges_per_fabric_and_the_connections_in_the_latency_table(self):
+        files = {"connections-parallel.rxe.txt": self.listing(("192.168.77.11:40001", 5000, "544"),
+                                                              ("192.168.77.12:40002", 7000, ">67108864"),
+                                                              ("192.168.77.13:40003", 6000, "1984")),
+                 "connections-parallel.siw.txt": self.listing(("192.168.78.11:40001", 0, None),
+                                                              ("192.168.78.11:40002", 4000, "3968")),
+                 "fio/parallel.rxe-1.json": self.fio(1500.4), "fio/parallel.rxe-2.json": self.fio(2100.6),
+                 "fio/parallel.rxe-3.json": self.fio(1800), "fio/parallel.siw-1.json": self.fio(900)}
+        tsv = ["pjob\tparallel.rxe\t1\t192.168.77.11\tfio/parallel.rxe-1.json\t0",
+               "pjob\tparallel.rxe\t2\t192.168.77.12\tfio/parallel.rxe-2.json\t0",
+               "pjob\tparallel.rxe\t3\t192.168.77.13\tfio/parallel.rxe-3.json\t0",
+               "latency\tparallel.rxe\tconnections-parallel.rxe.txt",
+               "parallel\tparallel.rxe\t3\t3\t3\tconnections-parallel.rxe.txt",
+               "pjob\tparallel.siw\t1\t192.168.78.11\tfio/parallel.siw-1.json\t0",
+               "pjob\tparallel.siw\t2\t192.168.78.12\tfio/parallel.siw-2.json\t1",
+               "latency\tparallel.siw\tconnections-parallel.siw.txt",
+               "parallel\tparallel.siw\t2\t2\t2\tconnections-parallel.siw.txt"]
+        md = LatencyTable.report_with(self, tsv, files)
+        section = md.split("## Per-connection latency (receive to reply SEND)\n", 1)[1].split("\n## ", 1)[0]
+        rows = [line for line in section.split("\n") if line.startswith("| ")]
+        self.assertIn("| our RDMA, parallel mounts/rxe | 192.168.77.12:40002 | 7000 | 100 | >67108864 | 1000 |", rows)
+        self.assertEqual(["| server | mounts | connections (from the mounts) | IOPS per mount min | max "
+                          "| p99 µs per connection min | max |",
+                          "| our RDMA, parallel mounts/rxe | 3 | 3 (3) | 1500 | 2101 | 544 | >67108864 |",
+                          "| our RDMA, parallel mounts/siw | 2 | 2 (2) | 900 (1 of 2 jobs failed) | 900 | 3968 | 3968 |"],
+                         rows[rows.index("| server | mounts | connections (from the mounts) | IOPS per mount min | max "
+                                         "| p99 µs per connection min | max |"):])
+
+    def test_no_parallel_record_means_no_parallel_table(self):
+        md = LatencyTable.report_with(self, ["latency\trdma.rxe\tc.txt"],
+                                      {"c.txt": self.listing(("192.168.77.1:40001", 3, "99"))})
+        self.assertIn("| our RDMA/rxe | 192.168.77.1:40001 | 3 | 100 | 99 | 1000 |", md)
+        self.assertNotIn("Parallel mounts", md)
 
 
 class UserCpu(unittest.TestCase):

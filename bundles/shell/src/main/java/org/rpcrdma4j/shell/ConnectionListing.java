@@ -5,12 +5,13 @@ import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.RdmaTransportControl;
+import org.rpcrdma4j.transport.ReplyLatency;
 import org.rpcrdma4j.transport.TransportStatistics;
 
 /**
  * ConnectionListing - the tables of {@code rpcrdma:connections}: each connection of a transport
- * with what was negotiated and its key counters, and (verbose) every non-zero counter of one
- * connection.
+ * with what was negotiated and its key counters, and (verbose) the back channel, the reply latency
+ * and every non-zero counter of one connection.
  *
  * <p>Threading: reads live connections; a connection may close while it is listed, its row then
  * shows "closing".
@@ -86,6 +87,23 @@ final class ConnectionListing {
                 + TransportListing.value(s, Counter.BACKWARD_REPLIES) + ", timeouts "
                 + TransportListing.value(s, Counter.BACKWARD_TIMEOUTS) + ", failed by close "
                 + TransportListing.value(s, Counter.BACKWARD_CALLS_FAILED);
+    }
+
+    /**
+     * @param c a connection
+     * @return its reply latency (receive completion handled to reply SEND posted) in one line:
+     *         count, then p50, p90, p99, p99.9 and max in µs, each the upper bound of its
+     *         histogram bucket ({@link ReplyLatency}); only the count when it has no replies yet
+     */
+    static String replyLatency(RdmaConnection c) {
+        ReplyLatency l = c.replyLatency();
+        String head = "reply latency (receive to reply SEND, µs, bucket upper bounds): count " + l.count();
+        if (l.count() == 0) {
+            return head;
+        }
+        return head + ", p50 " + ReplyLatency.format(l.p50Micros()) + ", p90 " + ReplyLatency.format(l.p90Micros())
+                + ", p99 " + ReplyLatency.format(l.p99Micros()) + ", p99.9 " + ReplyLatency.format(l.p999Micros())
+                + ", max " + ReplyLatency.format(l.maxMicros());
     }
 
     /** @return "open" or "closing" */

@@ -19,7 +19,8 @@ import org.rpcrdma4j.transport.RdmaTransportStatus;
 @Service
 @Command(scope = "rpcrdma", name = "connections", description = "Lists the RPC-over-RDMA connections and their counters")
 public class ConnectionsCommand implements Action {
-    @Option(name = "-v", aliases = "--verbose", description = "also print every non-zero counter of each connection")
+    @Option(name = "-v", aliases = "--verbose",
+            description = "also print each connection's back channel, reply latency (p50 to max) and every non-zero counter")
     private boolean verbose;
 
     @Reference(optional = true)
@@ -41,6 +42,7 @@ public class ConnectionsCommand implements Action {
                     System.out.println();
                     System.out.println(Endpoints.format(c.remoteAddress()) + " (" + ConnectionListing.state(c) + ")");
                     System.out.println(ConnectionListing.backchannel(c));
+                    System.out.println(ConnectionListing.replyLatency(c));
                     ConnectionListing.nonZeroCounters(c).print(System.out);
                 }
             }

@@ -13,6 +13,7 @@ import org.apache.karaf.shell.support.table.ShellTable;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.ReplyLatency;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
@@ -88,6 +89,12 @@ final class Fakes {
         int credits = 32;
         Statistics statistics = new Statistics();
         FakeBackchannel backchannel = new FakeBackchannel();
+        ReplyLatency replyLatency = ReplyLatency.EMPTY;
+
+        @Override
+        public ReplyLatency replyLatency() {
+            return replyLatency;
+        }
 
         @Override
         public Backchannel backchannel() {

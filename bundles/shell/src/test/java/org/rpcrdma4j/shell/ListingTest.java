@@ -13,6 +13,7 @@ import org.rpcrdma4j.server.HostServerStatistics;
 import org.rpcrdma4j.server.HostedTransport;
 import org.rpcrdma4j.server.RpcCallDispatcher;
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.ReplyLatency;
 
 class ListingTest {
 
@@ -98,6 +99,15 @@ class ListingTest {
                 .get(11), "the Callbacks column: backward calls sent");
         c.backchannel.maxCallSize = 0;
         assertEquals("back channel: off", ConnectionListing.backchannel(c));
+    }
+
+    @Test
+    void theReplyLatencyLineGivesTheCountAndEachPercentileInMicroseconds() {
+        Fakes.Connection c = new Fakes.Connection();
+        assertEquals("reply latency (receive to reply SEND, µs, bucket upper bounds): count 0", ConnectionListing.replyLatency(c));
+        c.replyLatency = new ReplyLatency(1000, 512, 928, 992, 1024, ReplyLatency.OVERFLOW);
+        assertEquals("reply latency (receive to reply SEND, µs, bucket upper bounds): count 1000, p50 512, p90 928, p99 992, "
+                + "p99.9 1024, max >67108864", ConnectionListing.replyLatency(c));
     }
 
     private static Fakes.Control controlWith(Fakes.Connection c) {

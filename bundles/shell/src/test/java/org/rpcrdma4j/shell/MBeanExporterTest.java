@@ -70,6 +70,15 @@ class MBeanExporterTest {
         assertEquals(32, registered.get(connection).getAttribute("GrantedCredits"));
         assertEquals("192.0.2.7:40001", registered.get(connection).getAttribute("RemoteAddress"));
         assertEquals(2, registered.get(transport).getAttribute("Connections"));
+        first.replyLatency = new org.rpcrdma4j.transport.ReplyLatency(1000, 512, 928, 992, 1024, 1088);
+        assertEquals(List.of(1000L, 512L, 928L, 992L, 1024L, 1088L), List.of("Count", "P50Micros", "P90Micros", "P99Micros",
+                "P999Micros", "MaxMicros").stream().map(a -> {
+                    try {
+                        return registered.get(connection).getAttribute("ReplyLatency" + a);
+                    } catch (javax.management.JMException e) {
+                        throw new AssertionError(e);
+                    }
+                }).toList(), "the reply latency, read live");
 
         control.connections.remove(first);
         exporter.refresh();

@@ -39,6 +39,15 @@ public interface RdmaConnection {
     TransportStatistics statistics();
 
     /**
+     * @return this connection's reply latency so far: how long its replies took from the handling
+     *         of their call's receive completion to the post of their SEND, as bucket bounds (see
+     *         {@link ReplyLatency}); {@link ReplyLatency#EMPTY} where a connection does not measure it
+     */
+    default ReplyLatency replyLatency() {
+        return ReplyLatency.EMPTY;
+    }
+
+    /**
      * close() - start an orderly close: the connection is disconnected, outstanding work flushes,
      * calls in progress are dropped and their resources returned. Returns at once.
      */

@@ -9,7 +9,7 @@
  * MAY pass calls to other threads, which release them from there.
  */
 @Export
-@Version("0.5.0")
+@Version("0.6.0")
 package org.rpcrdma4j.transport;
 
 import org.osgi.annotation.bundle.Export;

@@ -182,6 +182,9 @@ public class ShellRdmaIT extends KarafTestSupport {
             assertEquals(out, "3", row.group(5));
             assertTrue(out, out.matches("(?s).*\\bCALLS_DELIVERED\\s+\\S\\s+3\\b.*"));
             assertTrue(out, out.matches("(?s).*\\bSENDS\\s+\\S\\s+3\\b.*"));
+            // each posted reply in the connection's histogram: the count exact, the times bucket bounds
+            assertTrue(out, out.matches("(?s).*\\nreply latency \\(receive to reply SEND, [^)]*\\): count 3, "
+                    + "p50 \\d+, p90 \\d+, p99 \\d+, p99\\.9 \\d+, max \\d+\\r?\\n.*"));
         } finally {
             program.unregister();
         }
@@ -208,6 +211,9 @@ public class ShellRdmaIT extends KarafTestSupport {
             assertTrue(connection.toString(), connection.getKeyProperty("remote").startsWith("\"127.0.0.1:"));
             assertEquals(50L, server.getAttribute(connection, "CallsDelivered"));
             assertEquals(50L, server.getAttribute(connection, "Sends"));
+            assertEquals(50L, server.getAttribute(connection, "ReplyLatencyCount"));
+            long p99 = (Long) server.getAttribute(connection, "ReplyLatencyP99Micros");
+            assertTrue("p99 " + p99, p99 >= 1 && p99 <= (Long) server.getAttribute(connection, "ReplyLatencyMaxMicros"));
             assertEquals(Boolean.TRUE, server.getAttribute(connection, "Open"));
             long callsAfter = (Long) server.getAttribute(transport, "CallsDelivered");
             assertTrue(callsBefore + " -> " + callsAfter, callsAfter - callsBefore >= 50);

@@ -32,6 +32,8 @@ import org.rpcrdma4j.codec.RpcRdma;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
 import org.rpcrdma4j.transport.Counter;
+import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.ReplyLatency;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
@@ -319,6 +321,42 @@ class RdmaHostedTransportTest {
         for (long[] kind : List.of(inline, writeChunk, replyChunk)) {
             assertTrue(kind[1] <= calls / 8 + 1, "receives reposted in batches of 8: " + report);
         }
+    }
+
+    @Test
+    void everyPostedReplyIsInItsConnectionsLatencyHistogram() throws Exception {
+        RpcRdmaClient first = client();
+        RpcRdmaClient second = client();
+        byte[] small = RpcWire.opaqueArgument("timed".getBytes());
+        int calls = 0;
+        for (int i = 0; i < 40; i++, calls++) {
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(first.call(
+                    CallRequest.builder(call(BulkProgram.ECHO, small)).build(), TIMEOUT), true)));
+        }
+        for (int i = 0; i < 5; i++, calls++) {
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(first.call(CallRequest.builder(
+                    call(BulkProgram.BULK, RpcWire.intArgument(64 << 10))).writeChunk(64 << 10).build(), TIMEOUT), true)));
+            assertEquals(0, RpcWire.acceptStatus(RpcWire.whole(first.call(CallRequest.builder(
+                    call(BulkProgram.BULK, RpcWire.intArgument(100_000))).replyChunk(128 << 10).build(), TIMEOUT), true)));
+            calls++;
+        }
+        for (int i = 0; i < 7; i++) {
+            second.call(CallRequest.builder(call(BulkProgram.NULL, new byte[0])).build(), TIMEOUT);
+        }
+        List<RdmaConnection> connections = rdma.connections();
+        assertEquals(2, connections.size());
+        // Recorded before the SEND is posted, so a reply the client holds is counted.
+        List<Long> counts = new ArrayList<>();
+        for (RdmaConnection c : connections) {
+            ReplyLatency latency = c.replyLatency();
+            counts.add(latency.count());
+            assertEquals(c.statistics().get(Counter.SENDS), latency.count(), "one per posted reply: " + latency);
+            assertTrue(latency.p50Micros() >= 1 && latency.p50Micros() <= latency.p90Micros()
+                    && latency.p90Micros() <= latency.p99Micros() && latency.p99Micros() <= latency.p999Micros()
+                    && latency.p999Micros() <= latency.maxMicros(), latency.toString());
+        }
+        counts.sort(null);
+        assertEquals(List.of(7L, (long) calls), counts, "each connection counts its own replies");
     }
 
     /**

@@ -64,7 +64,7 @@ final class ConnectionParts {
         ErrorReplies errorReplies = new ErrorReplies(sendQueue, counters, config.credits());
         dispatcher = new MessageDispatcher(owner, loop, device, receivePool, errorReplies, counters, backchannel);
         replySender = new ReplySender(sendQueue,
-                replyStaging, errorReplies, counters, loop.repliesInTransit(), config.credits(),
+                replyStaging, errorReplies, counters, sendSide.replyLatency(), loop.repliesInTransit(), config.credits(),
                 Math.min(owner.replySizeLimit(), sendQueue.bufferLength()));
         readScheduler = new ReadScheduler<>(sizing.outstandingReads(), sizing.maxReadSge(), config.receiveContexts(),
                 config.credits(), config.limits().maxReadBytes(), sendQueue, counters, dispatcher);

@@ -11,6 +11,7 @@ import org.rpcrdma4j.codec.RpcRdmaCm;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
+import org.rpcrdma4j.transport.ReplyLatency;
 import org.rpcrdma4j.transport.TransportConfig;
 import org.rpcrdma4j.transport.TransportStatistics;
 import org.rpcrdma4j.transport.internal.common.BoundedPool;
@@ -207,7 +208,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         assert loop.inLoop() : "onConnectionEvent() off the loop thread";
         switch (type) {
             case ESTABLISHED:
-                onEstablished();
+                lifecycle.onEstablished();
                 break;
             case DISCONNECTED:
                 beginClose(false);
@@ -226,10 +227,6 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
 
     DeviceResources device() {
         return device;
-    }
-
-    void onEstablished() {
-        lifecycle.onEstablished();
     }
 
     /**
@@ -347,8 +344,8 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
      * per-call context holding the call's chunk lists as parsed at receive time.
      */
     @Override
-    public ReplyJob newReply(ParsedHeader header) {
-        return replyJobs.acquire().open(header);
+    public ReplyJob newReply(ParsedHeader header, long receivedAt) {
+        return replyJobs.acquire().open(header, receivedAt);
     }
 
     /** @return the transport's pool of buffers for replies larger than a pending reply's own */
@@ -483,6 +480,11 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     @Override
     public TransportStatistics statistics() {
         return counters;
+    }
+
+    @Override
+    public ReplyLatency replyLatency() {
+        return sendSide.replyLatency().snapshot();
     }
 
     @Override

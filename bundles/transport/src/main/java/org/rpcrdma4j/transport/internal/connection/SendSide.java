@@ -5,6 +5,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.LatencyHistogram;
 import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceiveContext;
 import org.rpcrdma4j.transport.internal.recvfrom.ReceivePool;
@@ -26,7 +27,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * this connection ({@link #lockForPass}) and serves the others, and the worker wakes it when it
  * lets go. Only the close takes it blocking.
  *
- * <p>The connection's counters are written under this lock (single writer).
+ * <p>The connection's counters and its reply-latency histogram are written under this lock
+ * (single writer).
  */
 final class SendSide {
     private final ConnectionState connection;
@@ -34,6 +36,8 @@ final class SendSide {
     private final ReentrantLock sendLock = new ReentrantLock();
     /** The connection's counts; single-writer counts (Counters#addOwned) are made under the send lock. */
     private final Counters counters;
+    /** The connection's reply latency: recorded under the send lock by whoever posts a reply (single writer). */
+    private final LatencyHistogram replyLatency = new LatencyHistogram(sendLock::isHeldByCurrentThread);
     /** Replies sent by RPC-layer threads, taken over by the completion thread in its pass. */
     private final ConcurrentLinkedQueue<ReplyJob> submittedReplies = new ConcurrentLinkedQueue<>();
     /**
@@ -64,6 +68,10 @@ final class SendSide {
 
     Counters counters() {
         return counters;
+    }
+
+    LatencyHistogram replyLatency() {
+        return replyLatency;
     }
 
     /** @return why a worker's post failed, or null; the loop closes the connection on it */

@@ -57,6 +57,7 @@ public final class MessageDispatcher implements ReadScheduler.Listener<ReceiveCo
      * <p>Ownership: the context passes to this method; it is recycled, deferred or delivered.
      */
     public void onMessage(ReceiveContext ctx, int byteCount) {
+        ctx.markReceived(System.nanoTime());
         counters.incrementOwned(Counter.RECEIVES);
         ParsedHeader header = ctx.header();
         DecodeStatus status = loop.decoder().decode(ctx.buffer(), 0, byteCount, header);

@@ -63,6 +63,8 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
     private int bodyLength;
     private boolean withReads;
     private volatile boolean replyDetached;
+    /** When the call's receive completion was handled (System.nanoTime()); set on the completion thread. */
+    private long receivedAt;
 
     ReceiveContext(int index, ReceivingConnection owner, MemoryRegion region, int offset, int length, RpcRdmaLimits limits) {
         this.index = index;
@@ -99,6 +101,15 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
 
     State state() {
         return state.get();
+    }
+
+    /**
+     * markReceived() - the receive completion of a message in this context is being handled, at
+     * {@code nanos} (System.nanoTime()): where its call's reply latency starts. Completion thread;
+     * the hand-off to the handler publishes it.
+     */
+    void markReceived(long nanos) {
+        receivedAt = nanos;
     }
 
     void setState(State newState) {
@@ -225,7 +236,7 @@ public final class ReceiveContext implements ReceivedCall, ReadingCall {
                     + " was already detached");
         }
         replyDetached = true;
-        return owner.newReply(header);
+        return owner.newReply(header, receivedAt);
     }
 
     @Override

@@ -20,9 +20,11 @@ public interface ReceivingConnection extends RdmaConnection {
 
     /**
      * newReply() - the pending reply of a call the handler detached it from: a pooled per-call
-     * context holding the call's chunk lists as parsed at receive time. Any thread.
+     * context holding the call's chunk lists as parsed at receive time, and when its receive
+     * completion was handled ({@code receivedAt}, System.nanoTime(), for the reply latency). Any
+     * thread.
      */
-    ReplyJob newReply(ParsedHeader header);
+    ReplyJob newReply(ParsedHeader header, long receivedAt);
 
     /**
      * runOnLoop() - offer a delivered call's work to the completion loop that received

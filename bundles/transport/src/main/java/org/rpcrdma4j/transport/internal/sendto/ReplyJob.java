@@ -52,6 +52,8 @@ public final class ReplyJob implements PendingReply {
     private final ParsedHeader call;
     private final AtomicReference<State> state = new AtomicReference<>(State.FREE);
     private int xid;
+    /** When the call's receive completion was handled (System.nanoTime()), for its reply latency. */
+    private long receivedAt;
     private long writeChunkCapacity;
     private long replyChunkCapacity;
     /** Whether the reply may be a Send With Invalidate of {@link #invalidateKey}. */
@@ -76,13 +78,17 @@ public final class ReplyJob implements PendingReply {
      * open() - take up the reply to the call {@code header} describes (decoded OK): its xid and
      * chunk lists are copied here, so the call's receive context may be reused before the reply
      * is sent. Allocates nothing.
+     *
+     * @param receivedAt when the call's receive completion was handled (System.nanoTime()): the
+     *        reply sender records the time from then to the post of the reply's SEND
      */
-    public ReplyJob open(ParsedHeader header) {
+    public ReplyJob open(ParsedHeader header, long receivedAt) {
         if (!state.compareAndSet(State.FREE, State.OPEN)) {
             throw new IllegalStateException(this + " taken from its pool while in use");
         }
         call.copyReplyChunksFrom(header);
         xid = header.xid();
+        this.receivedAt = receivedAt;
         // Only where the connection allows it: the rest of the calls skip the walk over their segments.
         long key = connection.remoteInvalidationAllowed() ? singleKey(header) : NO_SINGLE_KEY;
         invalidates = key != NO_SINGLE_KEY;
@@ -190,6 +196,11 @@ public final class ReplyJob implements PendingReply {
 
     ByteBuffer reply() {
         return reply;
+    }
+
+    /** @return when the call's receive completion was handled (System.nanoTime()) */
+    long receivedAt() {
+        return receivedAt;
     }
 
     int ddpItemOffset() {

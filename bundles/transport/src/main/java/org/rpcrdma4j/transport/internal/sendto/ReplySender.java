@@ -11,6 +11,7 @@ import org.rpcrdma4j.codec.SegmentList;
 import org.rpcrdma4j.codec.WriteList;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.internal.common.Counters;
+import org.rpcrdma4j.transport.internal.common.LatencyHistogram;
 import org.rpcrdma4j.transport.internal.common.PostOutcome;
 import org.rpcrdma4j.transport.internal.common.WorkRequestIds;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -43,6 +44,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  * it waits at the head of the queue (FIFO: replies never overtake each other) and is retried on
  * the next pass, as completions free resources. No thread ever blocks.
  *
+ * <p>Each posted reply's time since its call's receive completion was handled goes into the
+ * connection's reply-latency histogram (a reply refused with ERR_CHUNK does not).
+ *
  * <p>Threading: under the connection's send lock (its loop, or the worker that built the reply).
  */
 public final class ReplySender {
@@ -52,6 +56,8 @@ public final class ReplySender {
     private final ReplyStaging staging;
     private final ErrorReplies errorReplies;
     private final Counters counters;
+    /** Each reply's time from its call's receive completion to the post of its SEND. */
+    private final LatencyHistogram latency;
     private final AtomicInteger repliesInTransit;
     private final int credits;
     private SendWorkRequest[] writes = new SendWorkRequest[0];
@@ -65,8 +71,9 @@ public final class ReplySender {
     private int pumped;
 
     public ReplySender(SendQueue sendQueue, ReplyStaging staging,
-                ErrorReplies errorReplies, Counters counters, AtomicInteger repliesInTransit,
-                int credits, int sendLimit) {
+                ErrorReplies errorReplies, Counters counters, LatencyHistogram latency,
+                AtomicInteger repliesInTransit, int credits, int sendLimit) {
+        this.latency = latency;
         this.repliesInTransit = repliesInTransit;
         this.sendQueue = sendQueue;
         this.staging = staging;
@@ -181,10 +188,12 @@ public final class ReplySender {
         // Counted before the post: once posted, the reply can reach the client before this
         // thread runs again, and whoever reads the statistics after the reply must see it.
         countPosted(1);
+        int bucket = latency.record(System.nanoTime() - job.receivedAt());
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
             countPosted(-1);
+            latency.unrecord(bucket);
             // Requests before the failed one were posted and complete (flushed) on their own;
             // the WRITEs among them read the staging extent until then, so the context and its
             // extent are released by their completions (the SEND, last in the chain, failed).

@@ -59,18 +59,18 @@ final class Messages {
 
     /** One segment: handle, length, offset; a read segment's data is what the server's READ will find. */
     private static void segment(ByteBuffer b, RawPeer peer, FuzzedDataProvider data, boolean read) {
-        int rkey = peer == null ? 0 : read ? peer.rkey() : peer.sinkRkey();
+        int rkey = peer == null ? 0 : read ? peer.memory().rkey() : peer.memory().sinkRkey();
         b.putInt(data.consumeInt(0, 7) == 0 ? data.consumeInt() : rkey);
         int length = data.consumeInt(0, 7) == 0 ? data.consumeInt() : data.consumeInt(0, 20_000);
         b.putInt(length);
         int at = data.consumeInt(0, FuzzBed.PEER_SHAPE.sourceBytes());
         long offset = data.consumeInt(0, 7) == 0 ? data.consumeLong()
-                : peer == null ? at : read ? peer.sourceAddress(at) : peer.sinkAddress(at);
+                : peer == null ? at : read ? peer.memory().sourceAddress(at) : peer.memory().sinkAddress(at);
         b.putLong(offset);
         if (read && peer != null && data.consumeBoolean()) {
             byte[] chunk = data.consumeBytes(Math.max(0, Math.min(length, 20_000)));
             int from = Math.floorMod(at, FuzzBed.PEER_SHAPE.sourceBytes());
-            peer.exposeAt(from, chunk, 0, Math.min(chunk.length, FuzzBed.PEER_SHAPE.sourceBytes() - from));
+            peer.memory().exposeAt(from, chunk, 0, Math.min(chunk.length, FuzzBed.PEER_SHAPE.sourceBytes() - from));
         }
     }
 

@@ -412,9 +412,9 @@ public abstract class FaultMatrixTest {
             case READ_CHUNK:
                 return b.chunk(CallBuilder.bytes(9000, xid), 3000, 3000, 3000);
             case WRITE_CHUNK:
-                return b.writeChunk(client.sinkRkey(), 64 * 1024, client.sinkAddress(0));
+                return b.writeChunk(client.memory().sinkRkey(), 64 * 1024, client.memory().sinkAddress(0));
             case REPLY_CHUNK:
-                return b.replyChunk(client.sinkRkey(), 64 * 1024, client.sinkAddress(128 * 1024));
+                return b.replyChunk(client.memory().sinkRkey(), 64 * 1024, client.memory().sinkAddress(128 * 1024));
             default:
                 return b;
         }

@@ -3,7 +3,10 @@ package org.rpcrdma4j.fuzz;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.HeaderWriter;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.testing.rawpeer.RawPeer;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -81,12 +84,12 @@ final class Messages {
         return new ConnectionPrivateData(send, receive, data.consumeBoolean());
     }
 
-    /** A valid RDMA_MSG call: no chunks, 24 inline bytes. */
+    /** A valid RDMA_MSG call: no chunks, inline an AUTH_NONE call header of NFSv3 NULL. */
     static byte[] validCall(int xid) {
-        ByteBuffer b = ByteBuffer.allocate(28 + 24);
-        b.putInt(xid).putInt(RpcRdma.VERSION_1).putInt(8).putInt(RpcRdma.RDMA_MSG);
-        b.putInt(RpcRdma.ITEM_ABSENT).putInt(RpcRdma.ITEM_ABSENT).putInt(RpcRdma.ITEM_ABSENT);
-        b.putInt(xid).putInt(0).putInt(2).putInt(100003).putInt(3).putInt(0);
+        int headerBytes = Xdr.wordsToBytes(RpcRdma.MIN_MSG_HEADER_WORDS);
+        ByteBuffer b = ByteBuffer.allocate(headerBytes + RpcMessage.NULL_AUTH_CALL_HEADER_BYTES);
+        new HeaderWriter().wrap(b, 0, headerBytes).fixedHeader(xid, RpcRdma.VERSION_1, 8, RpcRdma.RDMA_MSG).finish();
+        RpcMessage.putCallHeader(b.position(headerBytes), xid, 100003, 3, 0);
         return b.array();
     }
 

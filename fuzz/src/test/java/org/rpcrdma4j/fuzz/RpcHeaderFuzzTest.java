@@ -67,7 +67,7 @@ class RpcHeaderFuzzTest {
         program.calls = 0;
         CapturingTransport transport = TRANSPORT;
         transport.sent.clear();
-        RpcHeaderCheck.Fault fault = message.length >= 8 && ByteBuffer.wrap(message).getInt(4) == 0
+        RpcHeaderCheck.Fault fault = RpcMessage.isCall(ByteBuffer.wrap(message))
                 ? RpcHeaderCheck.checkCall(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, message), 0)
                 : null;
         RpcCallDispatcher.Outcome outcome;

@@ -139,10 +139,10 @@ class RdmaHostedTransportTest {
     /** A reply to {@code xid}: MSG_DENIED, AUTH_ERROR, AUTH_BADCRED. */
     private static void assertDeniedAuthBadcred(RpcReply denied, int xid) {
         ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
-        assertEquals(xid, head.getInt(0));
-        assertEquals(1, head.getInt(8), "MSG_DENIED");
-        assertEquals(1, head.getInt(12), "AUTH_ERROR");
-        assertEquals(1, head.getInt(16), "AUTH_BADCRED");
+        assertEquals(xid, head.getInt(RpcMessage.XID_OFFSET));
+        assertEquals(RpcMessage.MSG_DENIED, head.getInt(RpcMessage.REPLY_STAT_OFFSET), "MSG_DENIED");
+        assertEquals(RpcMessage.AUTH_ERROR, head.getInt(RpcMessage.REPLY_BODY_OFFSET), "AUTH_ERROR");
+        assertEquals(RpcMessage.AUTH_BADCRED, head.getInt(RpcMessage.REPLY_BODY_OFFSET + Xdr.UNIT_BYTES), "AUTH_BADCRED");
     }
 
     private void assertTheNextCallIsServed(RpcRdmaClient client) throws Exception {

@@ -3,7 +3,10 @@ package org.rpcrdma4j.fuzz;
 import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.HeaderWriter;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.testing.rawpeer.RawPeer;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
@@ -59,18 +62,18 @@ final class Messages {
 
     /** One segment: handle, length, offset; a read segment's data is what the server's READ will find. */
     private static void segment(ByteBuffer b, RawPeer peer, FuzzedDataProvider data, boolean read) {
-        int rkey = peer == null ? 0 : read ? peer.rkey() : peer.sinkRkey();
+        int rkey = peer == null ? 0 : read ? peer.memory().rkey() : peer.memory().sinkRkey();
         b.putInt(data.consumeInt(0, 7) == 0 ? data.consumeInt() : rkey);
         int length = data.consumeInt(0, 7) == 0 ? data.consumeInt() : data.consumeInt(0, 20_000);
         b.putInt(length);
         int at = data.consumeInt(0, FuzzBed.PEER_SHAPE.sourceBytes());
         long offset = data.consumeInt(0, 7) == 0 ? data.consumeLong()
-                : peer == null ? at : read ? peer.sourceAddress(at) : peer.sinkAddress(at);
+                : peer == null ? at : read ? peer.memory().sourceAddress(at) : peer.memory().sinkAddress(at);
         b.putLong(offset);
         if (read && peer != null && data.consumeBoolean()) {
             byte[] chunk = data.consumeBytes(Math.max(0, Math.min(length, 20_000)));
             int from = Math.floorMod(at, FuzzBed.PEER_SHAPE.sourceBytes());
-            peer.exposeAt(from, chunk, 0, Math.min(chunk.length, FuzzBed.PEER_SHAPE.sourceBytes() - from));
+            peer.memory().exposeAt(from, chunk, 0, Math.min(chunk.length, FuzzBed.PEER_SHAPE.sourceBytes() - from));
         }
     }
 
@@ -81,12 +84,12 @@ final class Messages {
         return new ConnectionPrivateData(send, receive, data.consumeBoolean());
     }
 
-    /** A valid RDMA_MSG call: no chunks, 24 inline bytes. */
+    /** A valid RDMA_MSG call: no chunks, inline an AUTH_NONE call header of NFSv3 NULL. */
     static byte[] validCall(int xid) {
-        ByteBuffer b = ByteBuffer.allocate(28 + 24);
-        b.putInt(xid).putInt(RpcRdma.VERSION_1).putInt(8).putInt(RpcRdma.RDMA_MSG);
-        b.putInt(RpcRdma.ITEM_ABSENT).putInt(RpcRdma.ITEM_ABSENT).putInt(RpcRdma.ITEM_ABSENT);
-        b.putInt(xid).putInt(0).putInt(2).putInt(100003).putInt(3).putInt(0);
+        int headerBytes = Xdr.wordsToBytes(RpcRdma.MIN_MSG_HEADER_WORDS);
+        ByteBuffer b = ByteBuffer.allocate(headerBytes + RpcMessage.NULL_AUTH_CALL_HEADER_BYTES);
+        new HeaderWriter().wrap(b, 0, headerBytes).fixedHeader(xid, RpcRdma.VERSION_1, 8, RpcRdma.RDMA_MSG).finish();
+        RpcMessage.putCallHeader(b.position(headerBytes), xid, 100003, 3, 0);
         return b.array();
     }
 

@@ -10,6 +10,8 @@ import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.CapturingTransport;
 import org.rpcrdma4j.server.ProgramTable;
 import org.rpcrdma4j.server.RpcCallDispatcher;
@@ -65,7 +67,7 @@ class RpcHeaderFuzzTest {
         program.calls = 0;
         CapturingTransport transport = TRANSPORT;
         transport.sent.clear();
-        RpcHeaderCheck.Fault fault = message.length >= 8 && ByteBuffer.wrap(message).getInt(4) == 0
+        RpcHeaderCheck.Fault fault = RpcMessage.isCall(ByteBuffer.wrap(message))
                 ? RpcHeaderCheck.checkCall(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, message), 0)
                 : null;
         RpcCallDispatcher.Outcome outcome;
@@ -86,7 +88,9 @@ class RpcHeaderFuzzTest {
                     transport.sent.size() + " replies for " + outcome);
             if (outcome == RpcCallDispatcher.Outcome.REJECTED) {
                 ByteBuffer r = transport.sent.get(0);
-                require(r.getInt(4) == 1 && r.getInt(8) == 1 && r.getInt(12) == 1 && r.getInt(16) == fault.authStat(),
+                require(RpcMessage.isReply(r) && r.getInt(RpcMessage.REPLY_STAT_OFFSET) == RpcMessage.MSG_DENIED
+                        && r.getInt(RpcMessage.REPLY_BODY_OFFSET) == RpcMessage.AUTH_ERROR
+                        && r.getInt(RpcMessage.REPLY_BODY_OFFSET + 4) == fault.authStat(),
                         "a refused call is answered MSG_DENIED AUTH_ERROR " + fault.authStat());
             }
         }
@@ -96,8 +100,8 @@ class RpcHeaderFuzzTest {
     /** A call header built field by field, mostly around valid values. */
     private static byte[] header(FuzzedDataProvider data) {
         ByteBuffer b = ByteBuffer.allocate(2048);
-        b.putInt(data.consumeInt()).putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : 0);
-        b.putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : 2);
+        b.putInt(data.consumeInt()).putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : RpcMessage.CALL);
+        b.putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : RpcMessage.RPC_VERSION);
         b.putInt(data.consumeBoolean() ? PROGRAM : data.consumeInt()).putInt(data.consumeBoolean() ? VERSION : data.consumeInt());
         b.putInt(data.consumeInt(0, 3));
         auth(b, data, true);
@@ -122,7 +126,7 @@ class RpcHeaderFuzzTest {
             default -> body.length;
         };
         b.putInt(claimed);
-        int padded = Math.min(b.remaining(), (body.length + 3) & ~3);
+        int padded = Math.min(b.remaining(), (int) Xdr.roundUp(body.length));
         b.put(body, 0, Math.min(body.length, padded));
         b.position(b.position() + padded - Math.min(body.length, padded));
     }
@@ -132,7 +136,7 @@ class RpcHeaderFuzzTest {
         b.putInt(data.consumeInt());
         byte[] name = data.consumeBytes(data.consumeInt(0, 260));
         b.putInt(data.consumeInt(0, 5) == 0 ? data.consumeInt() : name.length);
-        b.put(name).position((b.position() + 3) & ~3);
+        b.put(name).position((int) Xdr.roundUp(b.position()));
         b.putInt(data.consumeInt()).putInt(data.consumeInt());
         int gids = data.consumeInt(0, 18);
         b.putInt(data.consumeInt(0, 5) == 0 ? data.consumeInt() : gids);
@@ -149,7 +153,7 @@ class RpcHeaderFuzzTest {
         b.putInt(data.consumeInt(0, 2)).putInt(data.consumeInt(0, 4)).putInt(data.consumeInt()).putInt(data.consumeInt(0, 4));
         byte[] handle = data.consumeBytes(data.consumeInt(0, 400));
         b.putInt(data.consumeInt(0, 5) == 0 ? data.consumeInt() : handle.length);
-        b.put(handle).position((b.position() + 3) & ~3);
+        b.put(handle).position((int) Xdr.roundUp(b.position()));
         byte[] out = new byte[b.position()];
         b.flip().get(out);
         return out;

@@ -42,7 +42,7 @@ final class BenchClient implements AutoCloseable {
     void encodeCall(int inlineBytes, int chunkBytes) {
         HeaderWriter writer = peer.headerAt(0).fixedHeader(XID, RpcRdma.VERSION_1, 32, RpcRdma.RDMA_MSG);
         if (chunkBytes > 0) {
-            writer.readChunk(inlineBytes, peer.rkey(), chunkBytes, peer.sourceAddress(0));
+            writer.readChunk(inlineBytes, peer.memory().rkey(), chunkBytes, peer.memory().sourceAddress(0));
         }
         int header = writer.finish();
         ByteBuffer buffer = peer.sendBuffer();

@@ -22,6 +22,7 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransport;
@@ -299,14 +300,14 @@ public final class ScaleRun {
 
     /** EchoHandler - answers every call on the loop: an accepted SUCCESS with the call's arguments. */
     static final class EchoHandler implements RpcCallHandler {
-        private static final int CALL_HEADER = 40;
+        private static final int CALL_HEADER = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES;
 
         @Override
         public void onCall(ReceivedCall call) {
             ByteBuffer body = call.copyBody();
             int args = Math.max(0, body.remaining() - CALL_HEADER);
-            ByteBuffer reply = ByteBuffer.allocate(24 + args);
-            reply.putInt(body.getInt(0)).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+            ByteBuffer reply = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + args);
+            RpcMessage.putAcceptedReplyHeader(reply, body.getInt(RpcMessage.XID_OFFSET), RpcMessage.SUCCESS);
             reply.put(body.position(CALL_HEADER < body.limit() ? CALL_HEADER : body.limit()));
             reply.flip();
             call.detachReply().send(reply, -1);
@@ -386,19 +387,19 @@ public final class ScaleRun {
         }
 
         private ByteBuffer call(int xid) {
-            ByteBuffer b = ByteBuffer.allocate(40 + args.length);
-            b.putInt(xid).putInt(0).putInt(2).putInt(0x20000101).putInt(1).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
-            b.put(args);
+            ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + args.length);
+            RpcMessage.putCallHeader(b, xid, 0x20000101, 1, 1).put(args);
             return b.flip();
         }
 
         private boolean isEcho(RpcReply reply, int xid) {
             ByteBuffer body = reply.body();
-            if (body.remaining() != 24 + args.length || body.getInt(body.position()) != xid) {
+            int results = RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES;
+            if (body.remaining() != results + args.length || body.getInt(body.position()) != xid) {
                 return false;
             }
             for (int i = 0; i < args.length; i++) {
-                if (body.get(body.position() + 24 + i) != args[i]) {
+                if (body.get(body.position() + results + i) != args[i]) {
                     return false;
                 }
             }

@@ -29,9 +29,7 @@ class WritePayloadViewTest {
         for (int i = 0; i < length; i++) {
             memory.put((byte) (i + 2));
         }
-        while ((memory.position() & 3) != 0) {
-            memory.put((byte) 0);
-        }
+        memory.put(new byte[org.rpcrdma4j.codec.Xdr.padding(memory.position())]);
         memory.putInt(42).flip();
         Xdr xdr = new Xdr(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, memory));
         xdr.beginDecoding();

@@ -132,8 +132,8 @@ class RpcCallDispatcherTest {
 
     @Test
     void replyWithoutPendingCallIsDropped() {
-        ByteBuffer reply = ByteBuffer.allocate(24);
-        reply.putInt(15).putInt(RpcMessage.REPLY).putInt(0).putInt(0).putInt(0).putInt(0);
+        ByteBuffer reply = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES);
+        RpcMessage.putAcceptedReplyHeader(reply, 15, RpcMessage.SUCCESS);
         assertEquals(Outcome.REPLY_UNMATCHED, receive(reply.array()));
         assertTrue(transport.sent.isEmpty());
     }

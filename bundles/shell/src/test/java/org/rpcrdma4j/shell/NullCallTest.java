@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
 
 class NullCallTest {
     private static final int XID = 0xCAFE_0001;
@@ -74,7 +75,8 @@ class NullCallTest {
 
     @Test
     void deniedCallIsAFailureNamingTheReason() {
-        ByteBuffer denied = ByteBuffer.allocate(20).putInt(XID).putInt(1).putInt(1).putInt(1).putInt(2).flip();
+        ByteBuffer denied = RpcMessage.putAuthErrorReply(ByteBuffer.allocate(RpcMessage.AUTH_ERROR_REPLY_BYTES), XID,
+                RpcMessage.AUTH_REJECTEDCRED).flip();
         IOException e = assertThrows(IOException.class, () -> NullCall.checkReply(denied, XID));
         assertTrue(e.getMessage().contains("AUTH_ERROR"), e.getMessage());
     }
@@ -107,8 +109,8 @@ class NullCallTest {
 
     /** xid, REPLY, reply_stat, verifier flavor, verifier length 0, accept_stat. */
     private static ByteBuffer reply(int xid, int replyStat, int verfFlavor, int verfLength, int acceptStat) {
-        return ByteBuffer.allocate(24).putInt(xid).putInt(1).putInt(replyStat).putInt(verfFlavor).putInt(verfLength)
-                .putInt(acceptStat).flip();
+        return ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES).putInt(xid).putInt(RpcMessage.REPLY)
+                .putInt(replyStat).putInt(verfFlavor).putInt(verfLength).putInt(acceptStat).flip();
     }
 
     private static byte[] words(int... words) {

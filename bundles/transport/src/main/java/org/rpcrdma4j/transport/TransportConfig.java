@@ -5,6 +5,7 @@ import static org.rpcrdma4j.transport.TransportSetting.*;
 import java.util.Objects;
 
 import org.rpcrdma4j.codec.RpcRdmaLimits;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * TransportConfig - the settings of an {@link RdmaTransport}. Immutable; built with
@@ -361,7 +362,7 @@ public final class TransportConfig {
         /** @param bytes 4..16 MiB, a multiple of 4 @return this builder */
         public Builder readSinkLength(int bytes) {
             readSinkLength = READ_SINK_LENGTH.check(bytes);
-            if ((bytes & 3) != 0) {
+            if (!Xdr.isAligned(bytes)) {
                 throw new IllegalArgumentException("readSinkLength must be a multiple of 4: " + bytes);
             }
             return this;

@@ -15,6 +15,8 @@ import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.fuzz.LengthCheckingXdr;
 import org.rpcrdma4j.server.MalformedRpcHeaderException;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -136,7 +138,7 @@ class BackchannelReplyFuzzTest {
     /** A reply built field by field, mostly around valid values. */
     private static byte[] reply(int xid, FuzzedDataProvider data) {
         ByteBuffer b = ByteBuffer.allocate(1024);
-        b.putInt(xid).putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : 1);
+        b.putInt(xid).putInt(data.consumeInt(0, 8) == 0 ? data.consumeInt() : RpcMessage.REPLY);
         int replyStat = data.consumeInt(0, 8) == 0 ? data.consumeInt() : data.consumeInt(0, 1);
         b.putInt(replyStat);
         if (replyStat == 0) {
@@ -147,7 +149,7 @@ class BackchannelReplyFuzzTest {
                 case 1 -> body.length + data.consumeInt(-8, 8);
                 default -> body.length;
             };
-            b.putInt(claimed).put(body).position((b.position() + 3) & ~3);
+            b.putInt(claimed).put(body).position((int) Xdr.roundUp(b.position()));
             b.putInt(data.consumeInt(0, 6));
         } else {
             b.putInt(data.consumeInt(0, 2));

@@ -54,6 +54,7 @@ import org.osgi.framework.ServiceReference;
 import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaTransportControl;
 
@@ -112,13 +113,13 @@ public class Nfs4jExportIT extends TransportTestSupport {
         Xdr xdr = new Xdr(64 * 1024);
         xdr.beginEncoding();
         xdr.xdrEncodeInt(xid);
-        xdr.xdrEncodeInt(0);
-        xdr.xdrEncodeInt(2);
+        xdr.xdrEncodeInt(RpcMessage.CALL);
+        xdr.xdrEncodeInt(RpcMessage.RPC_VERSION);
         xdr.xdrEncodeInt(NFS_PROGRAM);
         xdr.xdrEncodeInt(NFS_V4);
         xdr.xdrEncodeInt(NFSPROC4_COMPOUND);
         // AUTH_SYS: stamp, machine name "", uid 0, gid 0, no groups; verifier AUTH_NONE.
-        for (int word : new int[] {1, 20, 0, 0, 0, 0, 0, 0, 0}) {
+        for (int word : new int[] {RpcMessage.AUTH_SYS, 20, 0, 0, 0, 0, 0, RpcMessage.AUTH_NONE, 0}) {
             xdr.xdrEncodeInt(word);
         }
         args.xdrEncode(xdr);
@@ -132,9 +133,9 @@ public class Nfs4jExportIT extends TransportTestSupport {
         byte[] bytes = new byte[body.remaining()];
         body.get(bytes);
         ByteBuffer view = ByteBuffer.wrap(bytes);
-        assertEquals("MSG_ACCEPTED", 0, view.getInt(8));
-        int acceptStatAt = 20 + ((view.getInt(16) + 3) & ~3);
-        assertEquals("SUCCESS", 0, view.getInt(acceptStatAt));
+        assertEquals("MSG_ACCEPTED", RpcMessage.MSG_ACCEPTED, view.getInt(RpcMessage.REPLY_STAT_OFFSET));
+        int acceptStatAt = RpcMessage.acceptStatOffset(view);
+        assertEquals("SUCCESS", RpcMessage.SUCCESS, view.getInt(acceptStatAt));
         Xdr in = new Xdr(bytes);
         in.beginDecoding();
         for (int i = 0; i < (acceptStatAt + 4) / 4; i++) {

@@ -34,6 +34,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.itests.support.KarafTestSupport;
 import org.rpcrdma4j.itests.support.ShellCommands;
 import org.rpcrdma4j.server.HostedTransport;
@@ -289,7 +290,7 @@ public class ShellRdmaIT extends KarafTestSupport {
 
     /** An ONC RPC NULL call to {@link #PROGRAM} v1 with AUTH_NONE (RFC 5531 §9). */
     private static ByteBuffer nullCall(int xid) {
-        return ByteBuffer.allocate(40).putInt(xid).putInt(0).putInt(2).putInt(PROGRAM).putInt(1).putInt(0)
-                .putInt(0).putInt(0).putInt(0).putInt(0).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES);
+        return RpcMessage.putCallHeader(b, xid, PROGRAM, 1, 0).flip();
     }
 }

@@ -29,6 +29,7 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.itests.support.ShellCommands;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -119,14 +120,14 @@ public class BackchannelIT extends TransportTestSupport {
 
     /** @return a call of {@link #PROC_SESSION} with AUTH_NONE and one int argument */
     private static ByteBuffer sessionCall(int xid, int n) {
-        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(PROGRAM).putInt(VERSION).putInt(PROC_SESSION)
-                .putInt(0).putInt(0).putInt(0).putInt(0).putInt(n).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES);
+        return RpcMessage.putCallHeader(b, xid, PROGRAM, VERSION, PROC_SESSION).putInt(n).flip();
     }
 
     /** @return an accepted, successful reply to {@code call} with void results, or one int */
     private static ByteBuffer reply(ByteBuffer call, Integer value) {
-        ByteBuffer b = ByteBuffer.allocate(value == null ? 24 : 28);
-        b.putInt(call.getInt(0)).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + (value == null ? 0 : Integer.BYTES));
+        RpcMessage.putAcceptedReplyHeader(b, call.getInt(RpcMessage.XID_OFFSET), RpcMessage.SUCCESS);
         if (value != null) {
             b.putInt(value);
         }

@@ -22,6 +22,7 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.verbs.VerbsProvider;
 
 /**
@@ -74,15 +75,13 @@ final class Nfs41Client implements AutoCloseable {
      * an empty tag and no operation results.
      */
     private ByteBuffer answerCallback(ByteBuffer call) throws Exception {
-        int callXid = call.getInt(0);
-        int procedure = call.getInt(20);
-        backwardCalls.add(new int[] {call.getInt(12), call.getInt(16), procedure});
+        int callXid = call.getInt(RpcMessage.XID_OFFSET);
+        int procedure = call.getInt(RpcMessage.PROC_OFFSET);
+        backwardCalls.add(new int[] {call.getInt(RpcMessage.PROG_OFFSET), call.getInt(RpcMessage.VERS_OFFSET), procedure});
         if (procedure == CB_COMPOUND) {
             byte[] bytes = new byte[call.remaining()];
             call.duplicate().get(bytes);
-            int credentialLength = call.getInt(28);
-            int verifierAt = 32 + ((credentialLength + 3) & ~3);
-            int argumentsAt = verifierAt + 8 + ((call.getInt(verifierAt + 4) + 3) & ~3);
+            int argumentsAt = RpcMessage.argumentsOffset(call);
             Xdr in = new Xdr(bytes);
             in.beginDecoding();
             for (int i = 0; i < argumentsAt / 4; i++) {
@@ -93,7 +92,7 @@ final class Nfs41Client implements AutoCloseable {
             callbackCompounds.add(arguments);
         }
         // xid, REPLY, MSG_ACCEPTED, verifier AUTH_NONE of length 0, SUCCESS (+ CB_COMPOUND4res).
-        ByteBuffer reply = ByteBuffer.allocate(36).putInt(callXid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
+        ByteBuffer reply = RpcMessage.putAcceptedReplyHeader(ByteBuffer.allocate(36), callXid, RpcMessage.SUCCESS);
         if (procedure == CB_COMPOUND) {
             reply.putInt(nfsstat.NFS_OK).putInt(0).putInt(0);
         }
@@ -117,13 +116,13 @@ final class Nfs41Client implements AutoCloseable {
         Xdr xdr = new Xdr(2 * 1024 * 1024);
         xdr.beginEncoding();
         xdr.xdrEncodeInt(++xid);
-        xdr.xdrEncodeInt(0); // CALL
-        xdr.xdrEncodeInt(2); // RPC version
+        xdr.xdrEncodeInt(RpcMessage.CALL);
+        xdr.xdrEncodeInt(RpcMessage.RPC_VERSION);
         xdr.xdrEncodeInt(nfs4_prot.NFS4_PROGRAM);
         xdr.xdrEncodeInt(nfs4_prot.NFS_V4);
         xdr.xdrEncodeInt(NFSPROC4_COMPOUND);
         // AUTH_SYS: stamp, machine name "", uid 0, gid 0, no groups (20 bytes); verifier AUTH_NONE.
-        xdr.xdrEncodeInt(1);
+        xdr.xdrEncodeInt(RpcMessage.AUTH_SYS);
         xdr.xdrEncodeInt(20);
         xdr.xdrEncodeInt(0);
         xdr.xdrEncodeInt(0);
@@ -142,19 +141,19 @@ final class Nfs41Client implements AutoCloseable {
         RpcReply reply = rdma.call(request.build(), TIMEOUT);
         ByteBuffer body = reply.body().duplicate();
         int placed = reply.writeChunkCount() == 0 ? 0 : reply.writeChunk(0).remaining();
-        byte[] bytes = new byte[body.remaining() + ((placed + 3) & ~3)];
+        int paddedPlaced = (int) org.rpcrdma4j.codec.Xdr.roundUp(placed);
+        byte[] bytes = new byte[body.remaining() + paddedPlaced];
         body.get(bytes, 0, body.remaining());
         if (placed > 0) {
             repliesWithWriteChunk++;
-            reply.writeChunk(0).get(bytes, bytes.length - ((placed + 3) & ~3), placed);
+            reply.writeChunk(0).get(bytes, bytes.length - paddedPlaced, placed);
         }
         ByteBuffer view = ByteBuffer.wrap(bytes);
         assertEquals(xid, view.getInt(0), "the reply's xid");
-        assertEquals(1, view.getInt(4), "REPLY");
-        assertEquals(0, view.getInt(8), "MSG_ACCEPTED");
-        int verifierLength = view.getInt(16);
-        int acceptStatAt = 20 + ((verifierLength + 3) & ~3);
-        assertEquals(0, view.getInt(acceptStatAt), "SUCCESS");
+        assertEquals(RpcMessage.REPLY, view.getInt(RpcMessage.MSG_TYPE_OFFSET), "REPLY");
+        assertEquals(RpcMessage.MSG_ACCEPTED, view.getInt(RpcMessage.REPLY_STAT_OFFSET), "MSG_ACCEPTED");
+        int acceptStatAt = RpcMessage.acceptStatOffset(view);
+        assertEquals(RpcMessage.SUCCESS, view.getInt(acceptStatAt), "SUCCESS");
         Xdr in = new Xdr(bytes);
         in.beginDecoding();
         for (int i = 0; i < (acceptStatAt + 4) / 4; i++) {

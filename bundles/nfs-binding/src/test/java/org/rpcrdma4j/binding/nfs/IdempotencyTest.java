@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.Xdr;
 
 /**
  * Which NFS replies the duplicate request cache keeps: knfsd's table for v3; NFSv4.0 COMPOUNDs,
@@ -75,8 +76,9 @@ class IdempotencyTest {
     /** COMPOUND4args' start: tag, minorversion, then one operation number (OP_SEQUENCE 53). */
     private static ByteBuffer compoundArguments(String tag, int minorVersion) {
         byte[] bytes = tag.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(4 + (bytes.length + 3) / 4 * 4 + 8);
-        b.putInt(bytes.length).put(bytes).position(4 + (bytes.length + 3) / 4 * 4);
+        int tagEnd = Xdr.UNIT_BYTES + (int) Xdr.roundUp(bytes.length);
+        ByteBuffer b = ByteBuffer.allocate(tagEnd + 8);
+        b.putInt(bytes.length).put(bytes).position(tagEnd);
         b.putInt(minorVersion).putInt(53);
         return b.flip();
     }

@@ -179,7 +179,7 @@ public final class Xdr3 {
         }
         Buffer buffer = ((Xdr) in).asBuffer();
         int start = buffer.position();
-        int padded = length + ((4 - (length & 3)) & 3);
+        int padded = length + org.rpcrdma4j.codec.Xdr.padding(length);
         if (buffer.remaining() < padded) {
             throw new GarbageArguments("data of " + length + " bytes, but " + buffer.remaining() + " bytes left in the call");
         }

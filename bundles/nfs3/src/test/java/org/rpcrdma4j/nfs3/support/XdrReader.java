@@ -3,6 +3,8 @@ package org.rpcrdma4j.nfs3.support;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
+import org.rpcrdma4j.codec.Xdr;
+
 /**
  * XdrReader - an independent, test-side reader of XDR replies, so the tests check the bytes
  * the server sent against RFC 1813 rather than against the server's own encoders.
@@ -35,7 +37,7 @@ public final class XdrReader {
         int length = buffer.getInt();
         byte[] bytes = new byte[length];
         buffer.get(bytes);
-        buffer.position(buffer.position() + ((4 - length % 4) % 4));
+        buffer.position(buffer.position() + Xdr.padding(length));
         return bytes;
     }
 

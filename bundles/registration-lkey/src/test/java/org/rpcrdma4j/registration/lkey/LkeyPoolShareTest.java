@@ -188,7 +188,7 @@ class LkeyPoolShareTest {
             c.release();
         }
         harness.settle();
-        client.resetSource();
+        client.memory().resetSource();
         for (int i = 0; i < 16; i++) {
             CallBuilder.msg(0x700 + i).inline(CallBuilder.bytes(8, i)).writableReplyChunk(client, (1 << 20) + 64)
                     .send(client, 0);

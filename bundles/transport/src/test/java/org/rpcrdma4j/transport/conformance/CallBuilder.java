@@ -119,8 +119,8 @@ public final class CallBuilder {
      * @return this
      */
     public CallBuilder writableReplyChunk(RawPeer client, int length) {
-        replyChunk = new int[] {client.rkey(), length};
-        replyChunkOffset = client.exposeChunk(new byte[length], 0, length);
+        replyChunk = new int[] {client.memory().rkey(), length};
+        replyChunkOffset = client.memory().exposeChunk(new byte[length], 0, length);
         return this;
     }
 
@@ -201,8 +201,8 @@ public final class CallBuilder {
     private static void writeSegments(HeaderWriter w, RawPeer client, long position, byte[] data, int[] split, int rkeyDelta) {
         int at = 0;
         for (int length : split) {
-            long address = client.exposeChunk(data, at, length);
-            w.readChunk(position, client.rkey() + rkeyDelta, length, address);
+            long address = client.memory().exposeChunk(data, at, length);
+            w.readChunk(position, client.memory().rkey() + rkeyDelta, length, address);
             at += length;
         }
     }

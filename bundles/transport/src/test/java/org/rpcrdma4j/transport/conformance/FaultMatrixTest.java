@@ -15,6 +15,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
@@ -412,9 +414,9 @@ public abstract class FaultMatrixTest {
             case READ_CHUNK:
                 return b.chunk(CallBuilder.bytes(9000, xid), 3000, 3000, 3000);
             case WRITE_CHUNK:
-                return b.writeChunk(client.sinkRkey(), 64 * 1024, client.sinkAddress(0));
+                return b.writeChunk(client.memory().sinkRkey(), 64 * 1024, client.memory().sinkAddress(0));
             case REPLY_CHUNK:
-                return b.replyChunk(client.sinkRkey(), 64 * 1024, client.sinkAddress(128 * 1024));
+                return b.replyChunk(client.memory().sinkRkey(), 64 * 1024, client.memory().sinkAddress(128 * 1024));
             default:
                 return b;
         }
@@ -422,14 +424,13 @@ public abstract class FaultMatrixTest {
 
     /** The RPC reply the program sends: an accepted-reply prefix, then an opaque of {@code item} bytes (or padding). */
     static ByteBuffer reply(int xid, int item) {
-        int body = item > 0 ? 4 + ((item + 3) & ~3) : 4;
-        ByteBuffer b = ByteBuffer.allocate(24 + body);
-        b.putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0);
-        b.putInt(item);
+        int length = RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Xdr.UNIT_BYTES + (int) Xdr.roundUp(item);
+        ByteBuffer b = ByteBuffer.allocate(length);
+        RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(item);
         if (item > 0) {
             b.put(CallBuilder.bytes(item, xid));
         }
-        return b.position(0).limit(24 + body);
+        return b.position(0).limit(length);
     }
 
     private static ByteBuffer replyFor(int xid, Shape shape) {
@@ -500,8 +501,8 @@ public abstract class FaultMatrixTest {
             case BACKCHANNEL_CALL: {
                 xids.remove(xid);
                 arm(cell, h, serverEnd);
-                ByteBuffer backwardCall = ByteBuffer.allocate(40).putInt(0x7001).putInt(0).putInt(2).putInt(0x40000000)
-                        .putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+                ByteBuffer backwardCall = RpcMessage.putCallHeader(
+                        ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES), 0x7001, 0x40000000, 1, 0).flip();
                 assertEquals(Backchannel.SendOutcome.QUEUED, victimConnection.backchannel().send(backwardCall));
                 return List.of();
             }

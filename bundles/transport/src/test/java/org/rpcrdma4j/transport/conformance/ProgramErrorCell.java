@@ -16,6 +16,9 @@ import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.testing.rawpeer.RpcCallHeader;
@@ -46,9 +49,8 @@ final class ProgramErrorCell {
     static final int VERSION = 1;
     static final int PROC_NULL = 0;
     static final int PROC_FAIL = 1;
-    private static final int SYSTEM_ERR = 5;
     /** RDMA_MSG header with empty chunk lists: xid, vers, credits, proc and three list words. */
-    private static final int RDMA_MSG_HEADER_BYTES = 28;
+    private static final int RDMA_MSG_HEADER_BYTES = Xdr.wordsToBytes(RpcRdma.MIN_MSG_HEADER_WORDS);
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     /** The Error a program throws. */
@@ -127,7 +129,7 @@ final class ProgramErrorCell {
             client.awaitEstablished(TIMEOUT);
 
             int xid = 0x1000;
-            assertEquals(0, acceptStatus(call(client, xid++, PROC_NULL)), "NULL before any failure");
+            assertEquals(RpcMessage.SUCCESS, acceptStatus(call(client, xid++, PROC_NULL)), "NULL before any failure");
             // More failing calls than the connection has receive contexts: a leak per call starves it.
             int failures = config.receiveContexts() + 2;
             for (int i = 0; i < failures; i++) {
@@ -139,7 +141,7 @@ final class ProgramErrorCell {
                 assertTrue(reply != null, () -> "failing call " + x + " (" + failure + ", " + path + ") got no reply; "
                         + "in flight " + rdma.callsInFlight() + ", counters " + rdma.statistics() + ", crew "
                         + CrewThreads.describe(port, 0));
-                assertEquals(SYSTEM_ERR, acceptStatus(reply), "answered SYSTEM_ERR");
+                assertEquals(RpcMessage.SYSTEM_ERR, acceptStatus(reply), "answered SYSTEM_ERR");
                 Thread ranOn = program.failedOn.get(program.failedOn.size() - 1);
                 if (path == CallPath.COMPLETION_LOOP) {
                     assertTrue(ranOn.getName().startsWith("rpcrdma4j-rdma-" + port + "-loop-0-"),
@@ -150,7 +152,7 @@ final class ProgramErrorCell {
                 int next = xid++;
                 byte[] answered = call(client, next, PROC_NULL);
                 assertTrue(answered != null, () -> "the next call on the connection after " + failure + " got no reply");
-                assertEquals(0, acceptStatus(answered), "the next call is answered SUCCESS");
+                assertEquals(RpcMessage.SUCCESS, acceptStatus(answered), "the next call is answered SUCCESS");
             }
             assertEquals(failures, program.failedOn.size(), "every failing call reached the program");
             for (Thread t : program.failedOn) {
@@ -201,8 +203,8 @@ final class ProgramErrorCell {
             }
             for (byte[] m : client.takeReplies()) {
                 ByteBuffer b = ByteBuffer.wrap(m);
-                assertEquals(xid, b.getInt(0), "the reply's xid");
-                assertEquals(0, b.getInt(12), "an RDMA_MSG reply");
+                assertEquals(xid, b.getInt(RpcRdma.XID_OFFSET), "the reply's xid");
+                assertEquals(RpcRdma.RDMA_MSG, b.getInt(RpcRdma.PROC_OFFSET), "an RDMA_MSG reply");
                 byte[] reply = new byte[m.length - RDMA_MSG_HEADER_BYTES];
                 b.get(RDMA_MSG_HEADER_BYTES, reply);
                 return reply;
@@ -214,8 +216,10 @@ final class ProgramErrorCell {
     /** @return the accept status of an accepted RPC reply with an AUTH_NONE verifier */
     private static int acceptStatus(byte[] reply) {
         ByteBuffer b = ByteBuffer.wrap(reply);
-        assertEquals(1, b.getInt(4), "an RPC REPLY");
-        assertEquals(0, b.getInt(8), "MSG_ACCEPTED");
-        return b.getInt(20);
+        assertEquals(RpcMessage.REPLY, b.getInt(RpcMessage.MSG_TYPE_OFFSET), "an RPC REPLY");
+        assertEquals(RpcMessage.MSG_ACCEPTED, b.getInt(RpcMessage.REPLY_STAT_OFFSET), "MSG_ACCEPTED");
+        int at = RpcMessage.acceptStatOffset(b);
+        assertEquals(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES - Xdr.UNIT_BYTES, at, "an AUTH_NONE verifier");
+        return b.getInt(at);
     }
 }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.ConnectionPrivateData;
 import org.rpcrdma4j.codec.HeaderWriter;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.testing.rawpeer.RawPeer;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
@@ -336,7 +338,7 @@ public abstract class TransportConformanceTest {
         }
         ByteBuffer message = reply.replyBuffer();
         assertTrue(message.capacity() >= 1024, "at least the inline send size: " + message);
-        message.putInt(0x601).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+        RpcMessage.putAcceptedReplyHeader(message, 0x601, RpcMessage.SUCCESS).flip();
         reply.send(message, -1);
         harness.settle();
         List<byte[]> replies = client.takeReplies();
@@ -787,13 +789,14 @@ public abstract class TransportConformanceTest {
 
     /** An RPC call message of the back channel (AUTH_NONE, one argument word). */
     private static ByteBuffer backwardCall(int xid) {
-        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(0x4000_0000).putInt(1).putInt(1).putInt(0)
-                .putInt(0).putInt(0).putInt(0).putInt(7).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Xdr.UNIT_BYTES);
+        return RpcMessage.putCallHeader(b, xid, 0x4000_0000, 1, 1).putInt(7).flip();
     }
 
     /** An accepted, successful RPC reply message (AUTH_NONE verifier) carrying one word. */
     private static byte[] backwardReply(int xid) {
-        return ByteBuffer.allocate(28).putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(14).array();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Xdr.UNIT_BYTES);
+        return RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(14).array();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.Xdr;
 
 /**
@@ -18,10 +19,11 @@ class ArgumentsOffsetTest {
     private static ByteBuffer call(int credentialBytes, int verifierBytes) {
         int cred = (int) Xdr.roundUp(credentialBytes);
         int verf = (int) Xdr.roundUp(verifierBytes);
-        ByteBuffer b = ByteBuffer.allocate(24 + 8 + cred + 8 + verf + 4);
-        b.putInt(7).putInt(0).putInt(2).putInt(100003).putInt(4).putInt(1);
-        b.putInt(1).putInt(credentialBytes).position(b.position() + cred);
-        b.putInt(0).putInt(verifierBytes).position(b.position() + verf);
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.CALL_FIXED_BYTES + RpcMessage.AUTH_HEAD_BYTES + cred
+                + RpcMessage.AUTH_HEAD_BYTES + verf + Xdr.UNIT_BYTES);
+        b.putInt(7).putInt(RpcMessage.CALL).putInt(RpcMessage.RPC_VERSION).putInt(100003).putInt(4).putInt(1);
+        b.putInt(RpcMessage.AUTH_SYS).putInt(credentialBytes).position(b.position() + cred);
+        b.putInt(RpcMessage.AUTH_NONE).putInt(verifierBytes).position(b.position() + verf);
         b.putInt(0x41524753);
         return b.flip();
     }

@@ -30,6 +30,10 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.HeaderWriter;
+import org.rpcrdma4j.codec.RpcMessage;
+import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.server.MalformedRpcHeaderException;
 import org.rpcrdma4j.server.RpcHeaderCheck;
@@ -237,7 +241,8 @@ class BackchannelTest {
     @Test
     void aReplyToNothingIsDroppedAndCountedAndTheConnectionServesOn() throws Exception {
         RpcRdmaClient client = client(BackchannelTest::doubling, 2);
-        ByteBuffer stray = ByteBuffer.allocate(24).putInt(0, 0x0bad_0001).putInt(4, 1);
+        ByteBuffer stray = RpcMessage.putAcceptedReplyHeader(ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES),
+                0x0bad_0001, RpcMessage.SUCCESS).flip();
         client.call(CallRequest.raw(rawMessage(stray), false));
         await(() -> counter(Counter.BACKWARD_REPLIES_UNMATCHED) == 1, "the stray reply is counted");
         assertEquals(1, counter(Counter.CALLS_DELIVERED), "a reply is never taken for a call (1: the first NULL)");
@@ -247,9 +252,10 @@ class BackchannelTest {
 
     /** An RDMA_MSG with no chunks around {@code rpc}. */
     private static ByteBuffer rawMessage(ByteBuffer rpc) {
-        ByteBuffer m = ByteBuffer.allocate(28 + rpc.remaining());
-        m.putInt(rpc.getInt(0)).putInt(1).putInt(8).putInt(0).putInt(0).putInt(0).putInt(0).put(rpc.duplicate());
-        return m.flip();
+        int header = Xdr.wordsToBytes(RpcRdma.MIN_MSG_HEADER_WORDS);
+        ByteBuffer m = ByteBuffer.allocate(header + rpc.remaining());
+        new HeaderWriter().wrap(m, 0, header).fixedHeader(rpc.getInt(0), RpcRdma.VERSION_1, 8, RpcRdma.RDMA_MSG).finish();
+        return m.position(header).put(rpc.duplicate()).flip();
     }
 
     @Test
@@ -412,8 +418,8 @@ class BackchannelTest {
 
     /** A CB_DOUBLE call message as oncrpc4j would encode it (AUTH_NONE), argument 1. */
     private static ByteBuffer cbCall(int xid) {
-        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(CallbackProgram.CB_PROGRAM)
-                .putInt(CallbackProgram.CB_VERSION).putInt(CallbackProgram.CB_DOUBLE).putInt(0).putInt(0).putInt(0).putInt(0)
-                .putInt(1).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Xdr.UNIT_BYTES);
+        return RpcMessage.putCallHeader(b, xid, CallbackProgram.CB_PROGRAM, CallbackProgram.CB_VERSION,
+                CallbackProgram.CB_DOUBLE).putInt(1).flip();
     }
 }

@@ -28,7 +28,9 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RdmaErrorException;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
+import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
 import org.rpcrdma4j.transport.Counter;
@@ -128,8 +130,9 @@ class RdmaHostedTransportTest {
         // decoding the header: OutOfMemoryError on the thread serving the call, and no answer.
         RpcRdmaClient client = client();
         int xid = xids.incrementAndGet();
-        ByteBuffer hostile = ByteBuffer.allocate(32).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
-                .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(0).putInt(0x7fff_ffff).flip();
+        ByteBuffer hostile = ByteBuffer.allocate(RpcMessage.CALL_FIXED_BYTES + RpcMessage.AUTH_HEAD_BYTES)
+                .putInt(xid).putInt(RpcMessage.CALL).putInt(RpcMessage.RPC_VERSION).putInt(BulkProgram.PROGRAM)
+                .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(RpcMessage.AUTH_NONE).putInt(0x7fff_ffff).flip();
         assertDeniedAuthBadcred(client.call(CallRequest.builder(hostile).build(), TIMEOUT), xid);
         assertEquals(1, host.dispatcher().malformedCalls());
         assertTheNextCallIsServed(client);
@@ -138,10 +141,10 @@ class RdmaHostedTransportTest {
     /** A reply to {@code xid}: MSG_DENIED, AUTH_ERROR, AUTH_BADCRED. */
     private static void assertDeniedAuthBadcred(RpcReply denied, int xid) {
         ByteBuffer head = ByteBuffer.wrap(RpcWire.whole(denied, false));
-        assertEquals(xid, head.getInt(0));
-        assertEquals(1, head.getInt(8), "MSG_DENIED");
-        assertEquals(1, head.getInt(12), "AUTH_ERROR");
-        assertEquals(1, head.getInt(16), "AUTH_BADCRED");
+        assertEquals(xid, head.getInt(RpcMessage.XID_OFFSET));
+        assertEquals(RpcMessage.MSG_DENIED, head.getInt(RpcMessage.REPLY_STAT_OFFSET), "MSG_DENIED");
+        assertEquals(RpcMessage.AUTH_ERROR, head.getInt(RpcMessage.REPLY_BODY_OFFSET), "AUTH_ERROR");
+        assertEquals(RpcMessage.AUTH_BADCRED, head.getInt(RpcMessage.REPLY_BODY_OFFSET + Xdr.UNIT_BYTES), "AUTH_BADCRED");
     }
 
     private void assertTheNextCallIsServed(RpcRdmaClient client) throws Exception {
@@ -175,8 +178,8 @@ class RdmaHostedTransportTest {
         RpcRdmaClient client = client();
         for (int i = 0; i < 3; i++) {
             int xid = xids.incrementAndGet();
-            ByteBuffer probe = ByteBuffer.allocate(40).putInt(xid).putInt(0).putInt(2).putInt(BulkProgram.PROGRAM)
-                    .putInt(BulkProgram.VERSION).putInt(BulkProgram.NULL).putInt(7).putInt(0).putInt(0).putInt(0).flip();
+            ByteBuffer probe = RpcMessage.putCallHeader(ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES), xid,
+                    BulkProgram.PROGRAM, BulkProgram.VERSION, BulkProgram.NULL).putInt(RpcMessage.CREDENTIAL_OFFSET, 7).flip();
             assertDeniedAuthBadcred(client.call(CallRequest.builder(probe).build(), TIMEOUT), xid);
         }
         assertTheNextCallIsServed(client);
@@ -223,7 +226,7 @@ class RdmaHostedTransportTest {
             ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
             byte[] expected = overTcp(message.duplicate());
             for (int i = 0; i < 3; i++) {
-                RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk((n + 3) & ~3).build(),
+                RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk((int) Xdr.roundUp(n)).build(),
                         TIMEOUT);
                 assertEquals(n, reply.writeChunk(0).remaining(), n + ": the item went to the write chunk");
                 assertArrayEquals(expected, RpcWire.whole(reply, true), n + " reply " + i + " byte-exact");

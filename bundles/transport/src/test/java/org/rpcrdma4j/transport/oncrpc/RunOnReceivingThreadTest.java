@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaTransport;
@@ -80,8 +81,8 @@ class RunOnReceivingThreadTest {
 
     private void answer(ReceivedCall call, PendingReply reply) {
         repliedFrom.put(call.xid(), Thread.currentThread().getName());
-        ByteBuffer message = ByteBuffer.allocate(24);
-        message.putInt(call.xid()).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).flip(); // accepted, SUCCESS
+        ByteBuffer message = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES);
+        RpcMessage.putAcceptedReplyHeader(message, call.xid(), RpcMessage.SUCCESS).flip();
         try {
             reply.send(message, -1);
         } finally {

@@ -14,6 +14,7 @@ import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
 import org.rpcrdma4j.client.CallRequest;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.transport.Backchannel;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
@@ -131,14 +132,15 @@ final class BackchannelRoundTrip {
         }
     }
 
-    /** @return an RPC call with AUTH_NONE and one int argument (at byte 40) */
+    /** @return an RPC call (version 1, procedure 1) with AUTH_NONE and one int argument (at byte 40) */
     static ByteBuffer call(int xid, int program, int argument) {
-        return ByteBuffer.allocate(44).putInt(xid).putInt(0).putInt(2).putInt(program).putInt(1).putInt(1)
-                .putInt(0).putInt(0).putInt(0).putInt(0).putInt(argument).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES);
+        return RpcMessage.putCallHeader(b, xid, program, 1, 1).putInt(argument).flip();
     }
 
     /** @return an accepted, successful RPC reply carrying one int (at byte 24) */
     static ByteBuffer intReply(int xid, int value) {
-        return ByteBuffer.allocate(28).putInt(xid).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).putInt(value).flip();
+        ByteBuffer b = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES + Integer.BYTES);
+        return RpcMessage.putAcceptedReplyHeader(b, xid, RpcMessage.SUCCESS).putInt(value).flip();
     }
 }

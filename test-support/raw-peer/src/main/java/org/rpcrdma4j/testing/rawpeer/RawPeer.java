@@ -16,7 +16,6 @@ import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEvent;
 import org.rpcrdma4j.verbs.ConnectionEventHandler;
 import org.rpcrdma4j.verbs.ConnectionEventType;
-import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.QueuePair;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
 import org.rpcrdma4j.verbs.SendOpcode;
@@ -29,7 +28,7 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * RawPeer - an RPC-over-RDMA requester built directly on the verbs contract, for tests, fuzzing
  * and benchmarks: it connects with RFC 8797 private data, SENDs well-formed messages (headers by
  * the codec's {@link HeaderWriter}) or any bytes verbatim, exposes chunk data for the server's
- * RDMA READs (source region) and memory for its RDMA WRITEs (sink region), and takes what the
+ * RDMA READs and memory for its RDMA WRITEs (its {@link PeerMemory}), and takes what the
  * server sends back, either copied ({@link #poll()}, {@link #takeReplies()}) or in place
  * ({@link #pollCompletions(ReceiveHandler)}, allocating nothing).
  *
@@ -48,6 +47,7 @@ public final class RawPeer implements AutoCloseable {
     private final InetSocketAddress server;
     private final PeerShape shape;
     private final PeerResources res;
+    private final PeerMemory memory;
     /** The hot path's collaborators, read once: the queues, both buffers, the slot size, the send queue's depth. */
     private final QueuePair qp;
     private final CompletionQueue cq;
@@ -65,7 +65,6 @@ public final class RawPeer implements AutoCloseable {
     private final List<byte[]> replies = new ArrayList<>();
     private int freeCount;
     private int sendsInFlight;
-    private int sourceUsed;
     private long receivesHandled;
     private int sendsCompleted;
     private int sendsFailed;
@@ -82,6 +81,7 @@ public final class RawPeer implements AutoCloseable {
         this.server = server;
         this.shape = shape;
         this.res = res;
+        memory = new PeerMemory(shape, res.sourceRegion, res.sinkRegion);
         qp = res.qp;
         cq = res.cq;
         sendBuffer = res.sendRegion.buffer();
@@ -159,6 +159,11 @@ public final class RawPeer implements AutoCloseable {
         return res.connection;
     }
 
+    /** @return the peer's chunk memory: source data the server READs, the sink it WRITEs into */
+    public PeerMemory memory() {
+        return memory;
+    }
+
     /** @return the local address: what the server sees as the peer */
     public InetSocketAddress localAddress() {
         return res.connection.localAddress();
@@ -183,85 +188,6 @@ public final class RawPeer implements AutoCloseable {
             }
             res.cm.awaitEvents(eventHandler, 16, 10, TimeUnit.MILLISECONDS);
         }
-    }
-
-    // ---- the source region: chunk data the server READs ----
-
-    /**
-     * exposeChunk() - copy chunk data into the source region after what earlier calls placed
-     * (64-byte aligned, starting over at the beginning when the region is full).
-     *
-     * @return the address of the first byte (a segment's offset); its handle is {@link #rkey()}
-     */
-    public long exposeChunk(byte[] data, int from, int length) {
-        MemoryRegion source = source();
-        int at = (sourceUsed + 63) & ~63;
-        if (at + length > source.length()) {
-            at = 0;
-        }
-        source.buffer().put(at, data, from, length);
-        sourceUsed = at + length + 64;
-        return source.addressOf(at);
-    }
-
-    /**
-     * exposeAt() - copy chunk data to byte {@code at} of the source region.
-     *
-     * @return the address of byte {@code at}
-     * @throws IndexOutOfBoundsException when the data does not fit there
-     */
-    public long exposeAt(int at, byte[] data, int from, int length) {
-        MemoryRegion source = source();
-        source.buffer().put(at, data, from, length);
-        return source.addressOf(at);
-    }
-
-    /** @return the address of byte {@code at} of the source region, unchecked (a hostile peer may point anywhere) */
-    public long sourceAddress(int at) {
-        return source().address() + at;
-    }
-
-    /** @return the source region's rkey */
-    public int rkey() {
-        return source().rkey();
-    }
-
-    /** resetSource() - chunk data may be overwritten from the start again. */
-    public void resetSource() {
-        sourceUsed = 0;
-    }
-
-    private MemoryRegion source() {
-        if (res.sourceRegion == null) {
-            throw new IllegalStateException("no source region in " + shape);
-        }
-        return res.sourceRegion;
-    }
-
-    // ---- the sink region: where the server WRITEs write and reply chunks ----
-
-    /** @return the rkey of the region the server may WRITE into */
-    public int sinkRkey() {
-        return sink().rkey();
-    }
-
-    /** @return the address of byte {@code at} of the sink region, unchecked (a hostile peer may point anywhere) */
-    public long sinkAddress(int at) {
-        return sink().address() + at;
-    }
-
-    /** @return a copy of {@code length} bytes at {@code at} of the sink region */
-    public byte[] sinkBytes(int at, int length) {
-        byte[] b = new byte[length];
-        sink().buffer().get(at, b);
-        return b;
-    }
-
-    private MemoryRegion sink() {
-        if (res.sinkRegion == null) {
-            throw new IllegalStateException("no sink region in " + shape);
-        }
-        return res.sinkRegion;
     }
 
     // ---- sending ----

@@ -202,7 +202,7 @@ class RawPeerTest {
     @Test
     void aShapeWithoutASourceRefusesToExposeChunks() throws Exception {
         try (RawPeer peer = connect(PeerShape.builder().build())) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> peer.exposeChunk(new byte[4], 0, 4));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> peer.memory().exposeChunk(new byte[4], 0, 4));
             assertTrue(e.getMessage().contains("no source region"), e.getMessage());
         }
     }

@@ -3,6 +3,8 @@ package org.rpcrdma4j.binding.nfs.support;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import org.rpcrdma4j.codec.Xdr;
+
 /**
  * XdrWriter - a tiny XDR encoder (RFC 4506) for hand-built results: words, hypers, fixed and
  * variable opaques with their round-up, and {@link #size()} to note where an item's length word
@@ -46,7 +48,7 @@ public final class XdrWriter {
         for (int i = 0; i < length; i++) {
             bytes[size++] = (byte) (i + 1);
         }
-        size += pad(length);
+        size += Xdr.padding(length);
         return this;
     }
 
@@ -55,7 +57,7 @@ public final class XdrWriter {
         word(data.length);
         ensure(data.length + 3);
         System.arraycopy(data, 0, bytes, size, data.length);
-        size += data.length + pad(data.length);
+        size += data.length + Xdr.padding(data.length);
         return this;
     }
 
@@ -84,10 +86,6 @@ public final class XdrWriter {
         Arrays.fill(framed, (byte) 0xEE);
         System.arraycopy(bytes, 0, framed, prefix, size);
         return ByteBuffer.wrap(framed).position(prefix).limit(prefix + size);
-    }
-
-    private static int pad(int length) {
-        return -length & 3;
     }
 
     private void ensure(int more) {

@@ -183,7 +183,7 @@ public final class ReplyJob implements PendingReply {
             return;
         }
         int length = rpcReply.remaining();
-        if (offset < 0 || (offset & 3) != 0 || offset > length - 4) {
+        if (offset < 0 || !Xdr.isAligned(offset) || offset > length - Xdr.UNIT_BYTES) {
             throw new IllegalArgumentException("DDP item offset " + offset + " is not a 4-aligned word of a "
                     + length + "-byte reply");
         }

@@ -20,6 +20,7 @@ import org.rpcrdma4j.client.CallRequest;
 import org.rpcrdma4j.client.ClientConfig;
 import org.rpcrdma4j.client.RpcRdmaClient;
 import org.rpcrdma4j.client.RpcReply;
+import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
@@ -46,8 +47,8 @@ class DeferredPassTest {
     /** Answers every call on the loop thread: accepted, SUCCESS, no results. */
     private final RpcCallHandler handler = call -> {
         PendingReply reply = call.detachReply();
-        ByteBuffer message = ByteBuffer.allocate(24);
-        message.putInt(call.xid()).putInt(1).putInt(0).putInt(0).putInt(0).putInt(0).flip();
+        ByteBuffer message = ByteBuffer.allocate(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES);
+        RpcMessage.putAcceptedReplyHeader(message, call.xid(), RpcMessage.SUCCESS).flip();
         try {
             reply.send(message, -1);
         } finally {
@@ -73,15 +74,14 @@ class DeferredPassTest {
 
     private CompletableFuture<RpcReply> call(RpcRdmaClient client) {
         int xid = xids.incrementAndGet();
-        ByteBuffer message = ByteBuffer.allocate(40);
-        message.putInt(xid).putInt(0).putInt(2).putInt(0x2000_0400).putInt(1).putInt(0) // call, RPC 2, prog, vers, NULL
-                .putInt(0).putInt(0).putInt(0).putInt(0).flip(); // AUTH_NONE credential and verifier
+        ByteBuffer message = ByteBuffer.allocate(RpcMessage.NULL_AUTH_CALL_HEADER_BYTES);
+        RpcMessage.putCallHeader(message, xid, 0x2000_0400, 1, 0).flip(); // NULL
         return client.call(CallRequest.builder(message).build());
     }
 
     private static void assertAnswered(CompletableFuture<RpcReply> reply, Duration within) throws Exception {
         RpcReply r = reply.get(within.toMillis(), TimeUnit.MILLISECONDS);
-        assertEquals(0, r.body().getInt(r.body().position() + 20), "accepted, SUCCESS");
+        assertEquals(RpcMessage.NULL_AUTH_REPLY_HEADER_BYTES, RpcMessage.resultsOffset(r.body()), "accepted, SUCCESS");
     }
 
     @Test

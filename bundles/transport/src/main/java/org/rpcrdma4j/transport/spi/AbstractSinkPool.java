@@ -122,6 +122,75 @@ public abstract class AbstractSinkPool implements SinkPool {
         perReadRegistrations--;
     }
 
+    /**
+     * WindowSink - a sink that is one window of the slab: its index in the free stack, its
+     * writable window and the read-only view the upper layer gets, and, where a READ shows its
+     * sink to the peer (iWARP), the window's registration for that one READ. A strategy's sink
+     * says in {@link #prepareRead} how the window is named to the NIC, through
+     * {@link #prepareReadUnderOwnKey} or a registration of its own.
+     *
+     * <p>Freeing the sink ends a per-READ key whose READ never completed.
+     */
+    protected abstract class WindowSink implements ReadSink {
+        private final int index;
+        private final ByteBuffer window;
+        private final ByteBuffer data;
+        /** The window's registration while its READ runs, when the sink registers per READ; else null. */
+        private MemoryRegion forThisRead;
+
+        /** @param index the window's index: its place in the slab and the free stack */
+        protected WindowSink(int index) {
+            this.index = index;
+            this.window = windowOf(index);
+            this.data = dataOf(index);
+        }
+
+        /** @return the offset of the window in the slab */
+        protected final int offset() {
+            return offsetOf(index);
+        }
+
+        /** @return the writable window (the memory a registration of this window covers) */
+        protected final ByteBuffer window() {
+            return window;
+        }
+
+        /**
+         * prepareReadUnderOwnKey() - register this window for this READ alone, with that access,
+         * and add the READ (one SGE); the key ends in {@link #readCompleted} or {@link #free()}.
+         *
+         * @return false when the device refused the registration (nothing added)
+         */
+        protected final boolean prepareReadUnderOwnKey(ProtectionDomain pd, int access, ReadRequestChain chain,
+                int length, long remoteAddress, int rkey) {
+            forThisRead = registerForOneRead(pd, window, access, chain, length, remoteAddress, rkey);
+            return forThisRead != null;
+        }
+
+        @Override
+        public final SinkPool pool() {
+            return AbstractSinkPool.this;
+        }
+
+        @Override
+        public final void readCompleted(boolean success) {
+            // A registration that lives longer than one READ is the pool's to release, not this READ's.
+            deregisterAfterRead(forThisRead);
+            forThisRead = null;
+        }
+
+        @Override
+        public final ByteBuffer data() {
+            return data;
+        }
+
+        @Override
+        public final void free() {
+            readCompleted(false); // freed without its completion: a per-READ key still ends here
+            recycle(index);
+        }
+    }
+
     /** @return the per-READ registrations alive now */
     protected final int perReadRegistrations() {
         return perReadRegistrations;

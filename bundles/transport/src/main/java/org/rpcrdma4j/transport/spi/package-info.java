@@ -13,7 +13,7 @@
  * <p>Threading: pools and sinks are confined to the transport's completion thread.
  */
 @Export
-@Version("0.3.0")
+@Version("0.4.0")
 package org.rpcrdma4j.transport.spi;
 
 import org.osgi.annotation.bundle.Export;

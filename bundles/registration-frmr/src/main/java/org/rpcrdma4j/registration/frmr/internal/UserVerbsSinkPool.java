@@ -4,9 +4,7 @@ import java.nio.ByteBuffer;
 
 import org.rpcrdma4j.transport.spi.AbstractSinkPool;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
-import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
-import org.rpcrdma4j.transport.spi.SinkPool;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -35,14 +33,14 @@ import org.rpcrdma4j.verbs.VerbsException;
  *
  * <p>Ownership: owns each window's lasting registration (IB/RoCE), released by {@link #close()},
  * or at most one per-READ registration per sink (iWARP), released by
- * {@link ReadSink#readCompleted} or {@link ReadSink#free()}. Confined to the completion thread.
+ * {@link org.rpcrdma4j.transport.spi.ReadSink#readCompleted} or {@link org.rpcrdma4j.transport.spi.ReadSink#free()}. Confined to the completion thread.
  */
 public final class UserVerbsSinkPool extends AbstractSinkPool {
     private final ProtectionDomain pd;
     /** True where the peer learns a sink's key (iWARP): registrations then live for one READ. */
     private final boolean registerPerRead;
     private final int perReadAccess;
-    private final WindowSink[] sinks;
+    private final KeptWindowSink[] sinks;
     /** Windows registered for the pool's lifetime so far (IB/RoCE). */
     private int keptRegistrations;
 
@@ -51,9 +49,9 @@ public final class UserVerbsSinkPool extends AbstractSinkPool {
         this.pd = pd;
         this.registerPerRead = pd.device().capabilities().transportType().readSinkRequiresRemoteWrite();
         this.perReadAccess = SinkAccess.of(pd);
-        this.sinks = new WindowSink[count];
+        this.sinks = new KeptWindowSink[count];
         for (int i = 0; i < count; i++) {
-            sinks[i] = new WindowSink(i, windowOf(i), dataOf(i));
+            sinks[i] = new KeptWindowSink(i);
             install(i, sinks[i]);
         }
     }
@@ -75,41 +73,28 @@ public final class UserVerbsSinkPool extends AbstractSinkPool {
 
     @Override
     protected void releaseRegistrations() {
-        for (WindowSink sink : sinks) {
+        for (KeptWindowSink sink : sinks) {
             sink.releaseKept();
         }
     }
 
     /** One window: registered once and kept (IB/RoCE), or registered for one READ at a time (iWARP). */
-    private final class WindowSink implements ReadSink {
-        private final int index;
-        private final ByteBuffer window;
-        private final ByteBuffer data;
+    private final class KeptWindowSink extends WindowSink {
         /** The window's lasting local-write registration (IB/RoCE), once a READ needed it. */
         private MemoryRegion kept;
-        /** The window's registration while its READ runs (iWARP), else null. */
-        private MemoryRegion forThisRead;
 
-        WindowSink(int index, ByteBuffer window, ByteBuffer data) {
-            this.index = index;
-            this.window = window;
-            this.data = data;
-        }
-
-        @Override
-        public SinkPool pool() {
-            return UserVerbsSinkPool.this;
+        KeptWindowSink(int index) {
+            super(index);
         }
 
         @Override
         public boolean prepareRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
             if (registerPerRead) {
-                forThisRead = registerForOneRead(pd, window, perReadAccess, chain, length, remoteAddress, rkey);
-                return forThisRead != null;
+                return prepareReadUnderOwnKey(pd, perReadAccess, chain, length, remoteAddress, rkey);
             }
             if (kept == null) {
                 try {
-                    kept = pd.registerMemory(window, Access.LOCAL_WRITE);
+                    kept = pd.registerMemory(window(), Access.LOCAL_WRITE);
                 } catch (VerbsException e) {
                     return false; // the device refused: the caller reports it, nothing was added
                 }
@@ -117,24 +102,6 @@ public final class UserVerbsSinkPool extends AbstractSinkPool {
             }
             chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(kept, 0, length);
             return true;
-        }
-
-        @Override
-        public void readCompleted(boolean success) {
-            // A kept registration grants nothing remote and stays for the next READ, whatever this one's outcome.
-            deregisterAfterRead(forThisRead);
-            forThisRead = null;
-        }
-
-        @Override
-        public ByteBuffer data() {
-            return data;
-        }
-
-        @Override
-        public void free() {
-            readCompleted(false); // freed without its completion: a per-READ key still ends here
-            recycle(index);
         }
 
         void releaseKept() {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,17 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rpcrdma4j.registration.frmr.FrmrRegistrationStrategy;
+import org.rpcrdma4j.transport.conformance.RecordingProtectionDomain;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
-import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
-import org.rpcrdma4j.verbs.FastRegistrationRegion;
-import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.TransportType;
-import org.rpcrdma4j.verbs.VerbsDevice;
-import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
@@ -40,11 +35,11 @@ class UserVerbsSinkPoolTest {
         DeviceCapabilities caps = capabilities(type);
         try (LoopbackFabric fabric = LoopbackFabric.builder().capabilities(caps).build()) {
             ProtectionDomain real = fabric.device().allocateProtectionDomain();
-            RecordingDomain pd = new RecordingDomain(real);
+            RecordingProtectionDomain pd = new RecordingProtectionDomain(real);
             int baseline = fabric.registrationCount();
             UserVerbsSinkPool pool = UserVerbsSinkPool.create(new FrmrRegistrationStrategy(), pd,
                     new SinkPoolParameters(SINKS, 65536, 4096, caps.maxReadSge()));
-            assertEquals(0, pd.registrations, "nothing is registered before a READ needs it");
+            assertEquals(0, pd.registrations(), "nothing is registered before a READ needs it");
 
             ReadRequestChain chain = new ReadRequestChain(caps.maxReadSge());
             for (int round = 0; round < ROUNDS; round++) {
@@ -70,11 +65,11 @@ class UserVerbsSinkPoolTest {
                 assertEquals(baseline + pool.liveRegistrations(), fabric.registrationCount(), "the fabric agrees");
             }
             if (type == TransportType.IWARP) {
-                assertEquals(SINKS * ROUNDS, pd.registrations, "one registration per READ");
-                assertEquals(SINKS * ROUNDS, pd.remoteAccess.size(), "each grants remote write, for its READ only");
+                assertEquals(SINKS * ROUNDS, pd.registrations(), "one registration per READ");
+                assertEquals(SINKS * ROUNDS, pd.remoteAccess().size(), "each grants remote write, for its READ only");
             } else {
-                assertEquals(SINKS, pd.registrations, "one registration per window, over " + ROUNDS + " rounds of READs");
-                assertEquals(List.of(), pd.remoteAccess, "READ sinks only need local write off iWARP");
+                assertEquals(SINKS, pd.registrations(), "one registration per window, over " + ROUNDS + " rounds of READs");
+                assertEquals(List.of(), pd.remoteAccess(), "READ sinks only need local write off iWARP");
             }
             pool.close();
             assertEquals(0, pool.liveRegistrations());
@@ -88,16 +83,16 @@ class UserVerbsSinkPoolTest {
         DeviceCapabilities caps = capabilities(TransportType.ROCE);
         try (LoopbackFabric fabric = LoopbackFabric.builder().capabilities(caps).build()) {
             ProtectionDomain real = fabric.device().allocateProtectionDomain();
-            RecordingDomain pd = new RecordingDomain(real);
+            RecordingProtectionDomain pd = new RecordingProtectionDomain(real);
             UserVerbsSinkPool pool = UserVerbsSinkPool.create(new FrmrRegistrationStrategy(), pd,
                     new SinkPoolParameters(1, 65536, 4096, caps.maxReadSge()));
             ReadRequestChain chain = new ReadRequestChain(caps.maxReadSge());
             ReadSink sink = pool.allocate();
-            pd.refuse = true;
+            pd.refuse(true);
             assertFalse(sink.prepareRead(chain.begin(0), 4096, 0x1000, 7), "refused by the device");
             assertEquals(0, chain.size(), "nothing added to the chain");
             assertEquals(0, pool.liveRegistrations());
-            pd.refuse = false;
+            pd.refuse(false);
             assertTrue(sink.prepareRead(chain.begin(0), 4096, 0x1000, 7), "registered on the next READ");
             assertEquals(1, pool.liveRegistrations());
             sink.readCompleted(true);
@@ -110,44 +105,5 @@ class UserVerbsSinkPoolTest {
 
     private static DeviceCapabilities capabilities(TransportType type) {
         return new DeviceCapabilities(type, 4, 4, 2, 64, 1024, 4096, 8, 8, false, false, 0);
-    }
-
-    /** A protection domain that counts registrations, remembers those granting remote access, and can refuse. */
-    private static final class RecordingDomain implements ProtectionDomain {
-        private final ProtectionDomain delegate;
-        final List<String> remoteAccess = new ArrayList<>();
-        int registrations;
-        boolean refuse;
-
-        RecordingDomain(ProtectionDomain delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public VerbsDevice device() {
-            return delegate.device();
-        }
-
-        @Override
-        public MemoryRegion registerMemory(ByteBuffer buffer, int access) throws VerbsException {
-            if (refuse) {
-                throw new VerbsException("refused by the test", 12);
-            }
-            registrations++;
-            if ((access & (Access.REMOTE_WRITE | Access.REMOTE_READ)) != 0) {
-                remoteAccess.add(Access.toString(access) + " over " + buffer.capacity() + " bytes");
-            }
-            return delegate.registerMemory(buffer, access);
-        }
-
-        @Override
-        public FastRegistrationRegion allocateFastRegistrationRegion(int maxLength) throws VerbsException {
-            return delegate.allocateFastRegistrationRegion(maxLength);
-        }
-
-        @Override
-        public void close() throws VerbsException {
-            delegate.close();
-        }
     }
 }

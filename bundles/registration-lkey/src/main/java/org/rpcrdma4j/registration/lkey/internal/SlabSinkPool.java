@@ -6,7 +6,6 @@ import org.rpcrdma4j.transport.spi.AbstractSinkPool;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.RegistrationStrategy;
-import org.rpcrdma4j.transport.spi.SinkPool;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
 import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.MemoryRegion;
@@ -43,7 +42,7 @@ public final class SlabSinkPool extends AbstractSinkPool {
         this.pd = pd;
         this.region = region;
         for (int i = 0; i < count; i++) {
-            install(i, new SlabSink(i, offsetOf(i), windowOf(i), dataOf(i)));
+            install(i, new SlabSink(i));
         }
     }
 
@@ -98,52 +97,19 @@ public final class SlabSinkPool extends AbstractSinkPool {
     }
 
     /** One slab window: one SGE under the slab's lkey, or one SGE under a registration of the window for one READ. */
-    private final class SlabSink implements ReadSink {
-        private final int index;
-        private final int offset;
-        private final ByteBuffer window;
-        private final ByteBuffer data;
-        /** The window's registration while its READ runs (iWARP only), else null. */
-        private MemoryRegion readRegion;
-
-        SlabSink(int index, int offset, ByteBuffer window, ByteBuffer data) {
-            this.index = index;
-            this.offset = offset;
-            this.window = window;
-            this.data = data;
-        }
-
-        @Override
-        public SinkPool pool() {
-            return SlabSinkPool.this;
+    private final class SlabSink extends WindowSink {
+        SlabSink(int index) {
+            super(index);
         }
 
         @Override
         public boolean prepareRead(ReadRequestChain chain, int length, long remoteAddress, int rkey) {
             if (region == null) {
                 // iWARP: a fresh key for this window that the peer learns from this READ only
-                readRegion = registerForOneRead(pd, window, PER_READ_ACCESS, chain, length, remoteAddress, rkey);
-                return readRegion != null;
+                return prepareReadUnderOwnKey(pd, PER_READ_ACCESS, chain, length, remoteAddress, rkey);
             }
-            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(region, offset, length);
+            chain.add(SendOpcode.RDMA_READ).remote(remoteAddress, rkey).addSge(region, offset(), length);
             return true;
-        }
-
-        @Override
-        public void readCompleted(boolean success) {
-            deregisterAfterRead(readRegion); // the slab's own registration stays: nothing to undo there
-            readRegion = null;
-        }
-
-        @Override
-        public ByteBuffer data() {
-            return data;
-        }
-
-        @Override
-        public void free() {
-            readCompleted(false); // freed without its completion: a per-READ key still ends here
-            recycle(index);
         }
     }
 }

@@ -3,24 +3,19 @@ package org.rpcrdma4j.registration.lkey.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
+import org.rpcrdma4j.transport.conformance.RecordingProtectionDomain;
 import org.rpcrdma4j.transport.spi.ReadRequestChain;
 import org.rpcrdma4j.transport.spi.ReadSink;
 import org.rpcrdma4j.transport.spi.SinkPoolParameters;
-import org.rpcrdma4j.verbs.Access;
 import org.rpcrdma4j.verbs.DeviceCapabilities;
-import org.rpcrdma4j.verbs.FastRegistrationRegion;
-import org.rpcrdma4j.verbs.MemoryRegion;
 import org.rpcrdma4j.verbs.ProtectionDomain;
 import org.rpcrdma4j.verbs.TransportType;
-import org.rpcrdma4j.verbs.VerbsDevice;
-import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.loopback.LoopbackFabric;
 
 /**
@@ -37,7 +32,7 @@ class SlabSinkPoolAccessTest {
         DeviceCapabilities caps = new DeviceCapabilities(type, 4, 4, 2, 64, 1024, 4096, 8, 8, false, false, 0);
         try (LoopbackFabric fabric = LoopbackFabric.builder().capabilities(caps).build()) {
             ProtectionDomain real = fabric.device().allocateProtectionDomain();
-            RecordingDomain pd = new RecordingDomain(real);
+            RecordingProtectionDomain pd = new RecordingProtectionDomain(real);
             int baseline = fabric.registrationCount();
             SlabSinkPool pool = SlabSinkPool.create(new LkeyRegistrationStrategy(), pd,
                     new SinkPoolParameters(SINKS, 65536, 4096, caps.maxReadSge()));
@@ -75,43 +70,6 @@ class SlabSinkPoolAccessTest {
             pool.close();
             assertEquals(baseline, fabric.registrationCount());
             real.close();
-        }
-    }
-
-    /** A protection domain that remembers every registration granting remote access. */
-    private static final class RecordingDomain implements ProtectionDomain {
-        private final ProtectionDomain delegate;
-        private final List<String> remoteAccess = new ArrayList<>();
-
-        RecordingDomain(ProtectionDomain delegate) {
-            this.delegate = delegate;
-        }
-
-        List<String> remoteAccess() {
-            return remoteAccess;
-        }
-
-        @Override
-        public VerbsDevice device() {
-            return delegate.device();
-        }
-
-        @Override
-        public MemoryRegion registerMemory(ByteBuffer buffer, int access) throws VerbsException {
-            if ((access & (Access.REMOTE_WRITE | Access.REMOTE_READ)) != 0) {
-                remoteAccess.add(Access.toString(access) + " over " + buffer.capacity() + " bytes");
-            }
-            return delegate.registerMemory(buffer, access);
-        }
-
-        @Override
-        public FastRegistrationRegion allocateFastRegistrationRegion(int maxLength) throws VerbsException {
-            return delegate.allocateFastRegistrationRegion(maxLength);
-        }
-
-        @Override
-        public void close() throws VerbsException {
-            delegate.close();
         }
     }
 }

@@ -3,6 +3,7 @@
 The committed reports are the reference: labtool.py report, given a committed results folder and
 the arguments lab/run gave it, must write the committed .md again, byte for byte.
 """
+import collections
 import contextlib
 import glob
 import io
@@ -266,6 +267,21 @@ class UserCpu(unittest.TestCase):
         self.assertIn("| rand. read 4 KiB, QD32 | our TCP | 6.00 | 1464.8 | 4.00 |  |", lines)
         self.assertIn("| rand. read 4 KiB, QD32 | our RDMA lkey/rxe | 3.00 | 732.4 | 2.00 | 0.50× |", lines)
         self.assertFalse(any("knfsd" in line for line in lines))
+
+
+class SwitchJobs(unittest.TestCase):
+    """The console switch's write jobs: one stream back to back, or two streams at once."""
+
+    Span = collections.namedtuple("Span", "t0 t1")
+
+    def test_back_to_back_jobs_do_not_overlap(self):
+        self.assertFalse(labtool.jobs_overlap([self.Span("10", "40.2"), self.Span("40.5", "70"), self.Span("70.1", "99")]))
+
+    def test_two_streams_overlap(self):
+        self.assertTrue(labtool.jobs_overlap([self.Span("10", "40"), self.Span("40.3", "70"), self.Span("18", "49")]))
+
+    def test_a_job_without_times_is_left_out(self):
+        self.assertFalse(labtool.jobs_overlap([self.Span("10", "40"), self.Span("", "")]))
 
 
 if __name__ == "__main__":

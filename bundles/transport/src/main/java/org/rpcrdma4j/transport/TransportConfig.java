@@ -34,6 +34,19 @@ public final class TransportConfig {
     public static final int AUTO_READ_POOL_BYTES = 24 << 20;
     /** Most READ sinks of one pool. */
     public static final int MAX_READ_SINKS = 65536;
+
+    /**
+     * autoReadSinkCount() - the sinks of one pool when {@code readSinkCount} is 0 (the default):
+     * as many as hold {@link #AUTO_READ_POOL_BYTES} at the sink length the strategy chooses, at
+     * least 1 and at most {@link #MAX_READ_SINKS}.
+     *
+     * @param sinkLength the strategy's sink length in bytes, positive
+     * @return the pool's sink count
+     */
+    public static int autoReadSinkCount(int sinkLength) {
+        long count = (AUTO_READ_POOL_BYTES + (long) sinkLength - 1) / sinkLength;
+        return (int) Math.min(MAX_READ_SINKS, Math.max(1, count));
+    }
     /** The defaults. */
     public static final TransportConfig DEFAULTS = builder().build();
 

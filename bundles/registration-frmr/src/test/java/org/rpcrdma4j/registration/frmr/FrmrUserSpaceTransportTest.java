@@ -20,10 +20,8 @@ class FrmrUserSpaceTransportTest extends FrmrTransportTest {
 
     @Override
     protected int idleRegistrationsAtMost(TransportConfig config, DeviceCapabilities caps) {
-        int sinkLength = sinkLength(config, caps);
-        long perPool = config.readSinkCount() > 0 ? config.readSinkCount()
-                : Math.min(TransportConfig.MAX_READ_SINKS,
-                        (TransportConfig.AUTO_READ_POOL_BYTES + sinkLength - 1) / sinkLength);
-        return (int) (config.completionLoops() * perPool);
+        int perPool = config.readSinkCount() > 0 ? config.readSinkCount()
+                : TransportConfig.autoReadSinkCount(sinkLength(config, caps));
+        return config.completionLoops() * perPool;
     }
 }

@@ -96,8 +96,7 @@ public final class DeviceResources implements SinkPools {
         } finally {
             probe.close();
         }
-        long count = (TransportConfig.AUTO_READ_POOL_BYTES + sinkLength - 1) / sinkLength;
-        return new SinkPoolParameters((int) Math.min(TransportConfig.MAX_READ_SINKS, Math.max(1, count)),
+        return new SinkPoolParameters(TransportConfig.autoReadSinkCount(sinkLength),
                 parameters.maxSinkLength(), parameters.pageSize(), parameters.maxReadSge());
     }
 

@@ -14,6 +14,7 @@
       Whether the guest's workload script writes exactly the record kinds of lab/records.py, each
       with a number of fields the schema allows. Exit status 0 when they agree, else 1.
 """
+import collections
 import glob
 import json
 import os
@@ -1226,6 +1227,130 @@ def latency_section(run):
     parallel_table(run)
 
 
+# ------------------------------------------------------------------ kernel profile (perf, kprof records)
+PERF_EVENT_COUNT = re.compile(r"^# Event count \(approx\.\): (\d+)")
+PERF_TRACE_THREAD = re.compile(r"^\s*(.+?) \((\d+)\), (\d+) events")
+PERF_TRACE_ROW = re.compile(r"^\s*([a-z_0-9]+)\s+(\d+)\s+(\d+)\s+([\d.]+)")
+IDLE_COMMS = ("swapper",)
+
+
+def perf_flat_rows(text):
+    """The rows of a flat `perf report --sort comm,dso,sym` (cpu-clock): (comm, dso, symbol, share 0..1) and
+    the event count (ns of CPU sampled), or ([], 0). The columns are cut where the header's dotted line has
+    its gaps, since thread names hold spaces (C2 CompilerThre)."""
+    total, spans, rows = 0, None, []
+    for line in text.splitlines():
+        m = PERF_EVENT_COUNT.match(line)
+        if m:
+            total = int(m.group(1))
+        if line.startswith("# ....."):
+            spans = [(mm.start() - 1, mm.end()) for mm in re.finditer(r"\.+", line)]
+            spans = [(max(a, 0), b) for a, b in spans]
+            continue
+        if spans is None or line.startswith("#") or not line.strip():
+            continue
+        cols = [line[a:b + 1].strip() for a, b in spans[:-1]] + [line[spans[-1][0]:].strip()]
+        if len(cols) < 4 or not cols[0].endswith("%"):
+            continue
+        try:
+            share = float(cols[0].rstrip("%")) / 100
+        except ValueError:
+            continue
+        rows.append((cols[1], cols[2], cols[3], share))
+    return rows, total
+
+
+def perf_trace_calls(text):
+    """`perf trace -s`: {syscall: {thread name: calls}}."""
+    calls, thread = {}, None
+    for line in text.splitlines():
+        m = PERF_TRACE_THREAD.match(line)
+        if m:
+            thread = m.group(1).strip()
+            continue
+        m = PERF_TRACE_ROW.match(line)
+        if m and thread is not None:
+            calls.setdefault(m.group(1), collections.Counter())[thread] += int(m.group(2))
+    return calls
+
+
+def thread_group(comm):
+    """A thread name with its number taken off (rpcrdma4j-nfs-3 -> rpcrdma4j-nfs-*, nfsd -> nfsd)."""
+    return re.sub(r"[-#:/ ]?\d+$", "-*", comm) if re.search(r"\d$", comm) else comm
+
+
+def kprof_section(run):
+    """One profiled random-read job per server (kprof records); nothing at all when the run recorded none."""
+    recs = run.of("kprof")
+    if not recs:
+        return
+    w = run.w
+    w("## Where a random read's CPU goes, the kernel included (perf)")
+    w("")
+    w("After each server's measured runs, one more random 4 KiB read job (QD32), and in its middle a window of "
+      "`perf record -a -g` over the whole guest (cpu-clock, 199 Hz per vCPU: the client, fio, the soft device and the "
+      "server) and then, for our JVM, one of `perf trace -s`. CPU µs per READ = the row's share of the samples × the "
+      "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is `[kernel.kallsyms]`; "
+      "idle (`swapper`) is left out. Thread names are grouped with their numbers taken off. Raw: `kprof/`, with "
+      "the callers of every entry over 2 % in `*-callers.txt`.")
+    w("")
+    for r in recs:
+        try:
+            text = open(run.path(r.output), encoding="utf-8", errors="replace").read()
+        except OSError:
+            text = ""
+        rows, total = perf_flat_rows(text)
+        ops = int(r.ops or 0)
+        if not rows or not total or ops <= 0 or r.rc not in ("", "0"):
+            w("%s: no profile (perf exit %s, %s READ calls; %s)." % (label(r.key), r.rc or "?", r.ops or "?", r.output))
+            w("")
+            continue
+        per_op = total / 1e3 / ops  # µs of sampled CPU per READ for a share of 1.0
+        busy = [x for x in rows if x[0] not in IDLE_COMMS]
+        kern = sum(x[3] for x in busy if x[1] == "[kernel.kallsyms]")
+        w("### %s" % label(r.key))
+        w("")
+        w("%d READs in %.1f s; busy CPU per READ %.0f µs (kernel %.0f µs, the rest user mode; rows under 0.3 %% are "
+          "not listed, so the sums are a little short)." % (ops, float(r.t1) - float(r.t0), sum(x[3] for x in busy) * per_op, kern * per_op))
+        w("")
+        groups = collections.OrderedDict()
+        for comm, dso, _sym, share in busy:
+            g = groups.setdefault(thread_group(comm), [0.0, 0.0])
+            g[0 if dso == "[kernel.kallsyms]" else 1] += share
+        w("| threads | kernel µs/READ | user µs/READ |")
+        w("|---|---:|---:|")
+        for name, (k, u) in sorted(groups.items(), key=lambda kv: -sum(kv[1]))[:10]:
+            w("| %s | %.0f | %.0f |" % (name, k * per_op, u * per_op))
+        w("")
+        w("| threads | object | symbol | share | µs/READ |")
+        w("|---|---|---|---:|---:|")
+        for comm, dso, sym, share in sorted(busy, key=lambda x: -x[3])[:15]:
+            w("| %s | %s | `%s` | %.1f %% | %.1f |" % (comm, dso, sym.replace("|", "\\|"), 100 * share, share * per_op))
+        w("")
+        trace_ops = int(r.trace_ops or 0)
+        if r.trace:
+            try:
+                calls = perf_trace_calls(open(run.path(r.trace), encoding="utf-8", errors="replace").read())
+            except OSError:
+                calls = {}
+            if calls and trace_ops > 0:
+                w("System calls of our JVM per READ (`perf trace -s`, %d READs in %.1f s; its tracing slows the server, "
+                  "so read counts, not times):" % (trace_ops, float(r.t2) - float(r.t1)))
+                w("")
+                w("| system call | per READ | threads making most of them |")
+                w("|---|---:|---|")
+                for name, by in sorted(calls.items(), key=lambda kv: -sum(kv[1].values()))[:12]:
+                    tops = collections.Counter()
+                    for t, c in by.items():
+                        tops[thread_group(t)] += c
+                    w("| %s | %.2f | %s |" % (name, sum(by.values()) / trace_ops,
+                                              ", ".join("%s %.2f" % (t, c / trace_ops) for t, c in tops.most_common(3))))
+                w("")
+            else:
+                w("System calls: no summary (perf trace exit %s, %s READs; %s)." % (r.trace_rc or "?", r.trace_ops or "?", r.trace))
+                w("")
+
+
 def bucket_micros(text):
     """A percentile as the listing prints it (992, >67108864 for the overflow bucket) as a number to compare, or None."""
     m = re.match(r"^>?(\d+)$", text or "")
@@ -1385,6 +1510,7 @@ def report(args):
         recovery_section(run)
     transports_section(run)
     latency_section(run)
+    kprof_section(run)
     conf_ok = conformance_section(run)
     time_section(run)
     problems = []

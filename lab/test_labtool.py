@@ -183,6 +183,62 @@ class LatencyTable(unittest.TestCase):
         self.assertNotIn("Per-connection latency", self.report_with(["info\tclk_tck\t100"], {}))
 
 
+class KernelProfile(unittest.TestCase):
+    """The profiled random-read job: perf report's flat table and perf trace's summary, per READ."""
+
+    FLAT = ("# To display the perf.data header info, please use --header/--header-only options.\n"
+            "#\n# Total Lost Samples: 0\n#\n"
+            "# Samples: 3K of event 'cpu-clock:ppp'\n"
+            "# Event count (approx.): 16000000000\n#\n"
+            "# Overhead  Command          Shared Object      Symbol\n"
+            "# ........  ...............  .................  ..........................\n#\n"
+            "    50.00%  swapper          [kernel.kallsyms]  [k] default_idle\n"
+            "    20.00%  rpcrdma4j-loop-  [kernel.kallsyms]  [k] crc32_le\n"
+            "    10.00%  rpcrdma4j-nfs-1  [unknown]          [.] 0x00007f0000001234\n"
+            "     5.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]  [k] __x64_sys_futex\n"
+            "     5.00%  C2 CompilerThre  libjvm.so          [.] PhaseIdealLoop::build_loop_tree\n"
+            "\n#\n# (Tip: see the callers with -G)\n#\n")
+    TRACE = ("\n Summary of events:\n\n"
+             " rpcrdma4j-loop- (301), 5000 events, 50.0%\n\n"
+             "   syscall            calls  errors  total       min       avg       max       stddev\n"
+             "                                     (msec)    (msec)    (msec)    (msec)        (%)\n"
+             "   --------------- --------  ------ -------- --------- --------- ---------     ------\n"
+             "   write               1000      0    50.000     0.010     0.050     1.000      2.00%\n"
+             "   futex                500      0    10.000     0.001     0.020     1.000      5.00%\n\n"
+             " rpcrdma4j-nfs-1 (302), 800 events, 8.0%\n\n"
+             "   syscall            calls  errors  total       min       avg       max       stddev\n"
+             "   --------------- --------  ------ -------- --------- --------- ---------     ------\n"
+             "   futex                300      0     5.000     0.001     0.020     1.000      5.00%\n"
+             "   pread64              100      0     1.000     0.001     0.010     0.100      1.00%\n")
+
+    def test_flat_rows_are_cut_by_the_header_and_keep_thread_names_with_spaces(self):
+        rows, total = labtool.perf_flat_rows(self.FLAT)
+        self.assertEqual(16000000000, total)
+        self.assertEqual(("C2 CompilerThre", "libjvm.so", "[.] PhaseIdealLoop::build_loop_tree", 0.05), rows[-1])
+        self.assertEqual(("rpcrdma4j-loop-", "[kernel.kallsyms]", "[k] crc32_le", 0.2), rows[1])
+
+    def test_per_read_figures_leave_idle_out_and_group_numbered_threads(self):
+        md = LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"
+            "\tkprof/lkey.rxe-randread-syscalls.txt\t0\t500\t116.0"],
+            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-syscalls.txt": self.TRACE})
+        section = md.split("## Where a random read's CPU goes, the kernel included (perf)\n", 1)[1].split("\n## ", 1)[0]
+        # 16 s of CPU sampled over 1000 READs: 16,000 µs per READ for a share of 1.0; idle's 50 % left out
+        self.assertIn("1000 READs in 8.0 s; busy CPU per READ 6400 µs (kernel 4000 µs", section)
+        self.assertIn("| rpcrdma4j-loop- | 3200 | 0 |", section)
+        self.assertIn("| rpcrdma4j-nfs-* | 800 | 1600 |", section)
+        self.assertNotIn("| swapper", section)
+        self.assertIn("| rpcrdma4j-loop- | [kernel.kallsyms] | `[k] crc32_le` | 20.0 % | 3200.0 |", section)
+        self.assertIn("| write | 2.00 | rpcrdma4j-loop- 2.00 |", section)
+        self.assertIn("| futex | 1.60 | rpcrdma4j-loop- 1.00, rpcrdma4j-nfs-* 0.60 |", section)
+
+    def test_a_failed_profile_says_so_and_no_record_means_no_section(self):
+        md = LatencyTable.report_with(self, ["kprof\tknfsd.rxe\trandread\tkprof/knfsd.rxe-randread.txt\t1\t0\t1\t2"],
+                                      {"kprof/knfsd.rxe-randread.txt": "perf: not found\n"})
+        self.assertIn("knfsd/rxe: no profile (perf exit 1, 0 READ calls; kprof/knfsd.rxe-randread.txt).", md)
+        self.assertNotIn("perf)", LatencyTable.report_with(self, ["info\tclk_tck\t100"], {}))
+
+
 class ParallelTable(unittest.TestCase):
     """The parallel mounts: connections listed, IOPS per mount and p99 per connection as min and max."""
 

@@ -409,8 +409,12 @@ def header(run):
     w("| CPU budget | %s |" % budget)
     w("| host | %s; %s (**the host was shared with other developers' builds**: absolute numbers and spreads are "
       "wider than on a quiet host) |" % (meta.get("host_cpu", "?"), meta.get("host_load", "?")))
-    w("| guest | kernel %s, %s vCPU, %s MiB, %s |" % (info.get("kernel", "?"), info.get("cpus", "?"), info.get("mem_mib", "?"),
-                                                     info.get("cpu", "?")))
+    clock = info.get("clocksource")
+    clock = ("; clock source %s (%s)" % (clock, "read in user mode by the vDSO, as on our users' machines" if clock == "tsc"
+                                          else "not readable by the vDSO: every clock read is a system call"
+                                          if clock == "hpet" else "")) if clock else ""
+    w("| guest | kernel %s, %s vCPU, %s MiB, %s%s |" % (info.get("kernel", "?"), info.get("cpus", "?"), info.get("mem_mib", "?"),
+                                                       info.get("cpu", "?"), clock.replace(" ()", "")))
     if meta.get("server_jit", "tiered") == "c1":
         jit = ("**C1 only** (`LAB_SERVER_JIT=c1`, -XX:TieredStopAtLevel=1): C1's optimized code without profiling "
                "and without C2, which under a software CPU keeps compiling for about 20 minutes of the JVM's life; "

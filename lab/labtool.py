@@ -1236,6 +1236,8 @@ PERF_EVENT_COUNT = re.compile(r"^# Event count \(approx\.\): (\d+)")
 PERF_TRACE_THREAD = re.compile(r"^\s*(.+?) \((\d+)\), (\d+) events")
 PERF_TRACE_ROW = re.compile(r"^\s*([a-z_0-9]+)\s+(\d+)\s+(\d+)\s+([\d.]+)")
 IDLE_COMMS = ("swapper",)
+# the command that times perf's window (lab/guest/workload kprofile), not the server
+WINDOW_COMMS = ("bash", "sleep", "awk", "date")
 
 
 def perf_flat_rows(text):
@@ -1273,7 +1275,7 @@ def perf_trace_calls(text):
             thread = m.group(1).strip()
             continue
         m = PERF_TRACE_ROW.match(line)
-        if m and thread is not None:
+        if m and thread is not None and thread not in WINDOW_COMMS:
             calls.setdefault(m.group(1), collections.Counter())[thread] += int(m.group(2))
     return calls
 
@@ -1339,7 +1341,7 @@ def kprof_section(run):
                 calls = {}
             if calls and trace_ops > 0:
                 w("System calls of our JVM per READ (`perf trace -s`, %d READs in %.1f s; its tracing slows the server, "
-                  "so read counts, not times):" % (trace_ops, float(r.t2) - float(r.t1)))
+                  "so read counts, not times):" % (trace_ops, float(r.t2) - float(r.t1b or r.t1)))
                 w("")
                 w("| system call | per READ | threads making most of them |")
                 w("|---|---:|---|")

@@ -1266,17 +1266,33 @@ def perf_flat_rows(text):
     return rows, total
 
 
+# x86_64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl) of the calls a JVM server makes
+X86_64_SYSCALLS = {
+    0: "read", 1: "write", 3: "close", 5: "fstat", 6: "lstat", 7: "poll", 8: "lseek", 9: "mmap", 10: "mprotect",
+    11: "munmap", 12: "brk", 13: "rt_sigaction", 14: "rt_sigprocmask", 15: "rt_sigreturn", 16: "ioctl",
+    17: "pread64", 18: "pwrite64", 19: "readv", 20: "writev", 21: "access", 23: "select", 24: "sched_yield",
+    28: "madvise", 35: "nanosleep", 39: "getpid", 41: "socket", 42: "connect", 43: "accept", 44: "sendto",
+    45: "recvfrom", 46: "sendmsg", 47: "recvmsg", 72: "fcntl", 74: "fsync", 75: "fdatasync", 87: "unlink",
+    89: "readlink", 96: "gettimeofday", 186: "gettid", 202: "futex", 217: "getdents64", 228: "clock_gettime",
+    229: "clock_getres", 230: "clock_nanosleep", 232: "epoll_wait", 233: "epoll_ctl", 257: "openat",
+    262: "newfstatat", 270: "pselect6", 271: "ppoll", 281: "epoll_pwait", 284: "eventfd", 290: "eventfd2",
+    295: "preadv", 296: "pwritev", 302: "prlimit64", 318: "getrandom", 332: "statx", 435: "clone3",
+}
+
+
 def perf_trace_calls(text):
-    """`perf trace -s`: {syscall: {thread name: calls}}."""
-    calls, thread = {}, None
+    """The JVM's system calls in the profiled window: lines "count<TAB>thread name<TAB>number" (the
+    workload's count of raw_syscalls:sys_enter events) -> {system call: {thread name: calls}}."""
+    calls = {}
     for line in text.splitlines():
-        m = PERF_TRACE_THREAD.match(line)
-        if m:
-            thread = m.group(1).strip()
+        parts = line.split("\t")
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit():
             continue
-        m = PERF_TRACE_ROW.match(line)
-        if m and thread is not None and thread not in WINDOW_COMMS:
-            calls.setdefault(m.group(1), collections.Counter())[thread] += int(m.group(2))
+        count, thread, nr = int(parts[0]), parts[1].strip(), int(parts[2])
+        if thread in WINDOW_COMMS:
+            continue
+        name = X86_64_SYSCALLS.get(nr, "#%d" % nr)
+        calls.setdefault(name, collections.Counter())[thread] += count
     return calls
 
 
@@ -1295,7 +1311,7 @@ def kprof_section(run):
     w("")
     w("After each server's measured runs, one more random 4 KiB read job (QD32), and in its middle a window of "
       "`perf record -a -g` over the whole guest (cpu-clock, 199 Hz per vCPU: the client, fio, the soft device and the "
-      "server) and then, for our JVM, one of `perf trace -s`. CPU µs per READ = the row's share of the samples × the "
+      "server) and then, for our JVM, one counting its system calls (the raw_syscalls:sys_enter tracepoint). CPU µs per READ = the row's share of the samples × the "
       "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is `[kernel.kallsyms]`; "
       "idle (`swapper`) is left out. Thread names are grouped with their numbers taken off. Raw: `kprof/`, with "
       "the callers of every entry over 2 % in `*-callers.txt`.")
@@ -1340,7 +1356,7 @@ def kprof_section(run):
             except OSError:
                 calls = {}
             if calls and trace_ops > 0:
-                w("System calls of our JVM per READ (`perf trace -s`, %d READs in %.1f s; its tracing slows the server, "
+                w("System calls of our JVM per READ (raw_syscalls:sys_enter, %d READs in %.1f s; recording them slows the server, "
                   "so read counts, not times):" % (trace_ops, float(r.t2) - float(r.t1b or r.t1)))
                 w("")
                 w("| system call | per READ | threads making most of them |")
@@ -1353,7 +1369,7 @@ def kprof_section(run):
                                               ", ".join("%s %.2f" % (t, c / trace_ops) for t, c in tops.most_common(3))))
                 w("")
             else:
-                w("System calls: no summary (perf trace exit %s, %s READs; %s)." % (r.trace_rc or "?", r.trace_ops or "?", r.trace))
+                w("System calls: not counted (perf exit %s, %s READs; %s)." % (r.trace_rc or "?", r.trace_ops or "?", r.trace))
                 w("")
 
 

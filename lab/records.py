@@ -61,7 +61,7 @@ KINDS = {
     "kprof": Kind(("key", "job", "output", "rc", "ops", "t0", "t1", "trace", "trace_rc", "trace_ops", "t2", "t1b"), 7,
                   "one profiled random-read job after a server's measured runs: perf record -a over the guest "
                   "(its flat report's file, exit code, the client's READ calls in the window, epoch window), "
-                  "then perf trace -s of our JVM (its file, exit code, READ calls, end, start)"),
+                  "then our JVM's system calls counted (their file, exit code, READ calls, end, start)"),
     "pjob": Kind(("key", "mount", "address", "fio", "rc"), 5,
                  "one fio job of the parallel mounts (parallel.FABRIC): the mount's number, its server "
                  "address, its JSON output, its exit code"),

@@ -1256,13 +1256,13 @@ def perf_flat_rows(text):
         if spans is None or line.startswith("#") or not line.strip():
             continue
         cols = [line[a:b + 1].strip() for a, b in spans[:-1]] + [line[spans[-1][0]:].strip()]
-        if len(cols) < 4 or not cols[0].endswith("%"):
+        if len(cols) < 3 or not cols[0].endswith("%"):
             continue
         try:
             share = float(cols[0].rstrip("%")) / 100
         except ValueError:
             continue
-        rows.append((cols[1], cols[2], cols[3], share))
+        rows.append((cols[1], cols[2], cols[3] if len(cols) > 3 else "", share))
     return rows, total
 
 
@@ -1322,6 +1322,12 @@ def kprof_section(run):
         except OSError:
             text = ""
         rows, total = perf_flat_rows(text)
+        # by thread and object, every sample (the symbol table leaves out the rows under 0.3 %)
+        try:
+            by_dso, _ = perf_flat_rows(open(run.path(r.output[:-len(".txt")] + "-dso.txt"), encoding="utf-8",
+                                            errors="replace").read())
+        except OSError:
+            by_dso = []
         ops = int(r.ops or 0)
         if not rows or not total or ops <= 0 or r.rc not in ("", "0"):
             w("%s: no profile (perf exit %s, %s READ calls; %s)." % (label(r.key), r.rc or "?", r.ops or "?", r.output))
@@ -1329,14 +1335,16 @@ def kprof_section(run):
             continue
         per_op = total / 1e3 / ops  # µs of sampled CPU per READ for a share of 1.0
         busy = [x for x in rows if x[0] not in IDLE_COMMS]
-        kern = sum(x[3] for x in busy if x[1] == "[kernel.kallsyms]")
+        whole = [x for x in (by_dso or rows) if x[0] not in IDLE_COMMS]
+        kern = sum(x[3] for x in whole if x[1] == "[kernel.kallsyms]")
         w("### %s" % label(r.key))
         w("")
-        w("%d READs in %.1f s; busy CPU per READ %.0f µs (kernel %.0f µs, the rest user mode; rows under 0.3 %% are "
-          "not listed, so the sums are a little short)." % (ops, float(r.t1) - float(r.t0), sum(x[3] for x in busy) * per_op, kern * per_op))
+        w("%d READs in %.1f s; busy CPU per READ %.0f µs (kernel %.0f µs, the rest user mode%s)."
+          % (ops, float(r.t1) - float(r.t0), sum(x[3] for x in whole) * per_op, kern * per_op,
+             "" if by_dso else "; rows under 0.3 % are not listed, so the sums are short"))
         w("")
         groups = collections.OrderedDict()
-        for comm, dso, _sym, share in busy:
+        for comm, dso, _sym, share in whole:
             g = groups.setdefault(thread_group(comm), [0.0, 0.0])
             g[0 if dso == "[kernel.kallsyms]" else 1] += share
         w("| threads | kernel µs/READ | user µs/READ |")

@@ -226,6 +226,24 @@ class KernelProfile(unittest.TestCase):
         self.assertIn("| write | 2.00 | rpcrdma4j-loop- 2.00 |", section)
         self.assertIn("| futex | 1.60 | rpcrdma4j-loop- 1.00, rpcrdma4j-nfs-* 0.60 |", section)
 
+    DSO = ("# Event count (approx.): 16000000000\n#\n"
+           "# Overhead  Command          Shared Object\n"
+           "# ........  ...............  .................\n#\n"
+           "    40.00%  swapper          [kernel.kallsyms]\n"
+           "    30.00%  rpcrdma4j-loop-  [kernel.kallsyms]\n"
+           "    20.00%  rpcrdma4j-nfs-1  [JIT] tid 812\n"
+           "    10.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]\n")
+
+    def test_totals_and_threads_come_from_the_thread_and_object_table_when_there_is_one(self):
+        md = LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
+            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO})
+        self.assertIn("busy CPU per READ 9600 µs (kernel 6400 µs, the rest user mode).", md)
+        self.assertIn("| rpcrdma4j-loop- | 4800 | 0 |", md)
+        self.assertIn("| rpcrdma4j-nfs-* | 1600 | 3200 |", md)
+        # the symbols still from the symbol table
+        self.assertIn("| rpcrdma4j-loop- | [kernel.kallsyms] | `[k] crc32_le` | 20.0 % | 3200.0 |", md)
+
     def test_a_failed_profile_says_so_and_no_record_means_no_section(self):
         md = LatencyTable.report_with(self, ["kprof\tknfsd.rxe\trandread\tkprof/knfsd.rxe-randread.txt\t1\t0\t1\t2"],
                                       {"kprof/knfsd.rxe-randread.txt": "perf: not found\n"})

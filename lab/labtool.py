@@ -1174,9 +1174,41 @@ def transports_section(run):
         w("%s (Karaf 4.4.10 `bin/client` under `script`'s pseudo-terminal):" % t.fabric)
         w("")
         w("```")
-        w("\n".join(text.splitlines()[:50]) or "(no output)")
+        w("\n".join(text.splitlines()[:120]) or "(no output)")
         w("```")
         w("")
+        per_call = hand_off_per_call(text)
+        if per_call:
+            w(per_call)
+            w("")
+
+
+HOST_CALLS = re.compile(r"Host server calls: (\d+) dispatched,.*; workers woken (\d+) times")
+COUNTER_ROW = re.compile(r"^\s*([A-Z][A-Z_0-9]+)\s*\|\s*(\d+)\s*$")
+
+
+def hand_off_per_call(text):
+    """From `rpcrdma:transports -v`: what the loops and the workers cost per call delivered, over every
+    workload and strategy of the run; None for a listing without the counters (before -v)."""
+    counters = {}
+    for line in text.replace("\r", "").splitlines():
+        m = COUNTER_ROW.match(line)
+        if m:
+            counters[m.group(1)] = counters.get(m.group(1), 0) + int(m.group(2))
+    calls = counters.get("CALLS_DELIVERED", 0)
+    host = HOST_CALLS.search(text.replace("\r", ""))
+    if not calls or not host:
+        return None
+    per = lambda name: counters.get(name, 0) / calls
+    dispatched, woken = int(host.group(1)), int(host.group(2))
+    return ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
+            "%.2f, calls run on a loop thread %.2f (of them sent to the workers after all %.2f), SEND posts %.2f, "
+            "completions %.2f; the host's workers were woken %.2f times per call they were handed "
+            "(%d wake-ups, %d calls dispatched, less those run on a loop thread)."
+            % (calls, per("LOOP_SLEEPS"), per("CALLS_RUN_ON_LOOP"), per("KEPT_CALLS_SENT_TO_WORKERS"),
+               per("SEND_POSTS"), per("COMPLETIONS"),
+               woken / max(1, dispatched - counters.get("CALLS_RUN_ON_LOOP", 0) + counters.get("KEPT_CALLS_SENT_TO_WORKERS", 0)),
+               woken, dispatched))
 
 
 LATENCY_CONNECTION = re.compile(r"^(\S+) \((?:open|closing)\)$")

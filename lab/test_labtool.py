@@ -251,6 +251,34 @@ class KernelProfile(unittest.TestCase):
         self.assertNotIn("perf)", LatencyTable.report_with(self, ["info\tclk_tck\t100"], {}))
 
 
+class HandOffPerCall(unittest.TestCase):
+    """`rpcrdma:transports -v`: the loops' and the workers' costs per call delivered."""
+
+    LISTING = ("Host server calls: 1000 dispatched, 0 failed (0 program Errors), 0 malformed RPC headers refused, 0 "
+               "refused over the per-connection queue bound; workers woken 450 times.\r\n\r\n"
+               "rdma: every counter that is not zero, since the transport started\r\n"
+               "Counter                    |  Value\r\n"
+               "---------------------------+-------\r\n"
+               "CALLS_DELIVERED            |   1000\r\n"
+               "SEND_POSTS                 |   1000\r\n"
+               "COMPLETIONS                |   2500\r\n"
+               "CALLS_RUN_ON_LOOP          |    600\r\n"
+               "KEPT_CALLS_SENT_TO_WORKERS |    100\r\n"
+               "LOOP_SLEEPS                |    250\r\n")
+
+    def test_per_call_figures_and_the_workers_wakeups_per_call_handed_to_them(self):
+        line = labtool.hand_off_per_call(self.LISTING)
+        self.assertIn("(1000 calls, every workload and strategy of the run): completion-loop sleeps 0.25, calls run on a "
+                      "loop thread 0.60 (of them sent to the workers after all 0.10), SEND posts 1.00, completions 2.50", line)
+        # handed to the workers: 1000 - 600 + 100 = 500
+        self.assertIn("woken 0.90 times per call they were handed (450 wake-ups, 1000 calls dispatched", line)
+
+    def test_a_listing_without_counters_gives_nothing(self):
+        self.assertIsNone(labtool.hand_off_per_call("Host server calls: 5 dispatched, 0 failed (0 program Errors), 0 "
+                                                    "malformed RPC headers refused, 0 refused over the per-connection "
+                                                    "queue bound."))
+
+
 class ParallelTable(unittest.TestCase):
     """The parallel mounts: connections listed, IOPS per mount and p99 per connection as min and max."""
 

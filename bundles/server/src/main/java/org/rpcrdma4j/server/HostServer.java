@@ -102,6 +102,11 @@ public final class HostServer implements AutoCloseable, HostServerStatistics {
     }
 
     @Override
+    public long workerWakeups() {
+        return workers.wakeups();
+    }
+
+    @Override
     public long dispatchedCalls() {
         return dispatcher.dispatchedCalls();
     }

@@ -25,4 +25,11 @@ public interface HostServerStatistics {
 
     /** Calls refused because their connection already had its bound of calls waiting for a worker. */
     long callsRefusedOverConnectionBound();
+
+    /**
+     * Times a worker thread that waited for a call was woken: a thread wake-up by the operating
+     * system per call that found no worker running. Set against {@link #dispatchedCalls()} it is
+     * the hand-off's cost per call (calls a transport's own thread ran need none).
+     */
+    long workerWakeups();
 }

@@ -56,6 +56,8 @@ final class WorkerPool {
     private final LongAdder refusedOverBound = new LongAdder();
     private State state = State.RUNNING;
     private int running;
+    /** Times a worker waiting for a call was woken (under {@link #lock}): see {@link #wakeups()}. */
+    private long wakeups;
 
     /**
      * @param threads worker threads, at least 1 (started here)
@@ -111,6 +113,21 @@ final class WorkerPool {
     /** @return calls refused because their connection had maxQueuedPerConnection waiting */
     long refusedOverBound() {
         return refusedOverBound.sum();
+    }
+
+    /**
+     * @return times a worker that waited for a call was woken since the pool started: each one a
+     *         thread the operating system put back on a CPU (a futex wake-up, and between CPUs an
+     *         interrupt), the cost of handing calls to workers one at a time. Per dispatched call,
+     *         it says how often a call found no worker running.
+     */
+    long wakeups() {
+        lock.lock();
+        try {
+            return wakeups;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** shutdown() - refuse new calls; the workers finish every call queued, then end. */
@@ -208,6 +225,7 @@ final class WorkerPool {
                 }
                 try {
                     workReady.await();
+                    wakeups++;
                 } catch (InterruptedException e) {
                     if (state == State.STOP) {
                         return null;

@@ -55,11 +55,18 @@ final class ConnectionListing {
      * @return every counter of the connection that is not zero, in the counters' order
      */
     static ShellTable nonZeroCounters(RdmaConnection connection) {
+        return nonZeroCounters(connection.statistics());
+    }
+
+    /**
+     * @param s a connection's or a transport's statistics, or null
+     * @return every counter that is not zero, in the counters' order
+     */
+    static ShellTable nonZeroCounters(TransportStatistics s) {
         ShellTable table = new ShellTable();
         table.column("Counter");
         table.column("Value").alignRight();
         table.emptyTableText("(every counter is 0)");
-        TransportStatistics s = connection.statistics();
         if (s != null) {
             for (Counter counter : Counter.values()) {
                 long v = s.get(counter);

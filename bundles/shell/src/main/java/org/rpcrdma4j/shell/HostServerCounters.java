@@ -34,4 +34,9 @@ final class HostServerCounters implements HostServerMXBean {
     public long getCallsRefusedOverConnectionBound() {
         return host.callsRefusedOverConnectionBound();
     }
+
+    @Override
+    public long getWorkerWakeups() {
+        return host.workerWakeups();
+    }
 }

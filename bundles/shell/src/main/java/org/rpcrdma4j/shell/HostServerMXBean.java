@@ -20,4 +20,7 @@ public interface HostServerMXBean {
 
     /** Calls refused over the per-connection queue bound. */
     long getCallsRefusedOverConnectionBound();
+
+    /** Times a worker waiting for a call was woken (a thread wake-up per call that found no worker running). */
+    long getWorkerWakeups();
 }

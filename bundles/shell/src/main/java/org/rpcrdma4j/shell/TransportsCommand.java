@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.apache.karaf.shell.api.action.Action;
 import org.apache.karaf.shell.api.action.Command;
+import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.apache.karaf.shell.support.CommandException;
@@ -20,6 +21,10 @@ import org.rpcrdma4j.transport.RdmaTransportStatus;
 @Service
 @Command(scope = "rpcrdma", name = "transports", description = "Lists the transports and the RPC-over-RDMA transports' counters")
 public class TransportsCommand implements Action {
+    @Option(name = "-v", aliases = "--verbose",
+            description = "also print every non-zero counter of each RPC-over-RDMA transport, its completion loops' included")
+    private boolean verbose;
+
     @Reference(optional = true)
     private List<HostedTransport> transports;
 
@@ -49,6 +54,13 @@ public class TransportsCommand implements Action {
             String refused = TransportListing.refusedWhileRunning(status);
             if (refused != null) {
                 System.out.println(refused);
+            }
+            if (verbose) {
+                for (RdmaTransportControl c : rdma) {
+                    System.out.println();
+                    System.out.println(c.name() + ": every counter that is not zero, since the transport started");
+                    ConnectionListing.nonZeroCounters(c.statistics()).print(System.out);
+                }
             }
         }
         return null;

@@ -21,6 +21,7 @@ class HostServerMXBeanTest {
             @Override public long programErrorCalls() { return 1; }
             @Override public long malformedMessages() { return malformed.get(); }
             @Override public long callsRefusedOverConnectionBound() { return 2; }
+            @Override public long workerWakeups() { return 6; }
         };
         StandardMBean bean = new StandardMBean(new HostServerCounters(host), HostServerMXBean.class, true);
         assertEquals(10L, bean.getAttribute("DispatchedCalls"));
@@ -28,9 +29,10 @@ class HostServerMXBeanTest {
         assertEquals(1L, bean.getAttribute("ProgramErrorCalls"));
         assertEquals(2L, bean.getAttribute("CallsRefusedOverConnectionBound"));
         assertEquals(4L, bean.getAttribute("MalformedMessages"));
+        assertEquals(6L, bean.getAttribute("WorkerWakeups"));
         malformed.set(9);
         assertEquals(9L, bean.getAttribute("MalformedMessages"), "read at each get");
-        assertEquals(5, bean.getMBeanInfo().getAttributes().length);
+        assertEquals(6, bean.getMBeanInfo().getAttributes().length);
         assertEquals(0, Arrays.stream(bean.getMBeanInfo().getAttributes()).filter(MBeanAttributeInfo::isWritable).count());
         assertEquals("org.rpcrdma4j:type=HostServer", RdmaMBeansComponent.HOST_SERVER_OBJECT_NAME);
     }

@@ -93,6 +93,11 @@ public final class HostServerComponent implements HostServerStatistics {
         return host.callsRefusedOverConnectionBound();
     }
 
+    @Override
+    public long workerWakeups() {
+        return host.workerWakeups();
+    }
+
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void addProgram(RpcDispatchable program, Map<String, Object> properties) {

@@ -1096,6 +1096,18 @@ def backchannel_section(run):
     w("")
 
 
+def recorded_only(run, heading, kind, intro):
+    """A section only the runs that recorded its kind have (a later addition): its heading and introduction, or
+    nothing at all when the run has no record of this kind. Returns the records (empty when none)."""
+    records = run.of(kind)
+    if records:
+        run.w(heading)
+        run.w("")
+        run.w(intro)
+        run.w("")
+    return records
+
+
 def recorded(run, heading, kind, intro=None, table_head=()):
     """Writes a section's heading, then "Not recorded." when the run has no record of this kind,
     else the section's introduction and its table's header lines.
@@ -1234,18 +1246,15 @@ def latency_rows(text):
 
 def latency_section(run):
     """Per-connection reply latency after the RDMA workloads; nothing at all when the run recorded none."""
-    recs = run.of("latency")
+    w = run.w
+    recs = recorded_only(run, "## Per-connection latency (receive to reply SEND)", "latency",
+                         "Each open RPC-over-RDMA connection of our server, read with `rpcrdma:connections -v` after the server's "
+                         "measured fio rounds (QD16 and QD32), before its unmount: the time from the handling of a call's receive "
+                         "completion to the post of its reply's SEND, counted since the connection opened (the mount's warm-up and "
+                         "every round of every strategy). Percentiles and max in µs are the upper bounds of histogram buckets "
+                         "(16 per power of two): *p99 < 992* means 99 % of the replies took less than 992 µs.")
     if not recs:
         return
-    w = run.w
-    w("## Per-connection latency (receive to reply SEND)")
-    w("")
-    w("Each open RPC-over-RDMA connection of our server, read with `rpcrdma:connections -v` after the server's "
-      "measured fio rounds (QD16 and QD32), before its unmount: the time from the handling of a call's receive "
-      "completion to the post of its reply's SEND, counted since the connection opened (the mount's warm-up and "
-      "every round of every strategy). Percentiles and max in µs are the upper bounds of histogram buckets "
-      "(16 per power of two): *p99 < 992* means 99 % of the replies took less than 992 µs.")
-    w("")
     w("| server | connection | replies | p50 µs | p99 µs | max µs |")
     w("|---|---|---:|---:|---:|---:|")
     for r in recs:
@@ -1335,19 +1344,15 @@ def thread_group(comm):
 
 def kprof_section(run):
     """One profiled random-read job per server (kprof records); nothing at all when the run recorded none."""
-    recs = run.of("kprof")
-    if not recs:
-        return
     w = run.w
-    w("## Where a random read's CPU goes, the kernel included (perf)")
-    w("")
-    w("After each server's measured runs, one more random 4 KiB read job (QD32), and in its middle a window of "
-      "`perf record -a -g` over the whole guest (cpu-clock, 199 Hz per vCPU: the client, fio, the soft device and the "
-      "server) and then, for our JVM, one counting its system calls (the raw_syscalls:sys_enter tracepoint). CPU µs per READ = the row's share of the samples × the "
-      "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is `[kernel.kallsyms]`; "
-      "idle (`swapper`) is left out. Thread names are grouped with their numbers taken off. Raw: `kprof/`, with "
-      "the callers of every entry over 2 % in `*-callers.txt`.")
-    w("")
+    recs = recorded_only(run, "## Where a random read's CPU goes, the kernel included (perf)", "kprof",
+                         "After each server's measured runs, one more random 4 KiB read job (QD32), and in its middle a window of "
+                         "`perf record -a -g` over the whole guest (cpu-clock, 199 Hz per vCPU: the client, fio, the soft device and the "
+                         "server) and then, for our JVM, one counting its system calls (the raw_syscalls:sys_enter "
+                         "tracepoint). CPU µs per READ = the row's share of the samples × the "
+                         "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is `[kernel.kallsyms]`; "
+                         "idle (`swapper`) is left out. Thread names are grouped with their numbers taken off. Raw: `kprof/`, with "
+                         "the callers of every entry over 2 % in `*-callers.txt`.")
     for r in recs:
         try:
             text = open(run.path(r.output), encoding="utf-8", errors="replace").read()

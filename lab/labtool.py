@@ -1337,6 +1337,15 @@ def perf_trace_calls(text):
     return calls
 
 
+USER_DSOS = ("[unknown]", "[vdso]", "[vsyscall]", "[heap]", "[stack]")
+
+
+def is_kernel(dso):
+    """perf's object of a sample in kernel mode: the kernel ([kernel.kallsyms]) or a module ([rdma_rxe],
+    [sunrpc]); JIT-compiled code ([JIT] tid N), [unknown] and the vDSO run in user mode."""
+    return dso.startswith("[") and dso not in USER_DSOS and not dso.startswith("[JIT]")
+
+
 def thread_group(comm):
     """A thread name with its number taken off (rpcrdma4j-nfs-3 -> rpcrdma4j-nfs-*, nfsd -> nfsd)."""
     return re.sub(r"[-#:/ ]?\d+$", "-*", comm) if re.search(r"\d$", comm) else comm
@@ -1350,7 +1359,8 @@ def kprof_section(run):
                          "`perf record -a -g` over the whole guest (cpu-clock, 199 Hz per vCPU: the client, fio, the soft device and the "
                          "server) and then, for our JVM, one counting its system calls (the raw_syscalls:sys_enter "
                          "tracepoint). CPU µs per READ = the row's share of the samples × the "
-                         "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is `[kernel.kallsyms]`; "
+                         "CPU time they stand for ÷ the READ calls the client made in the window. *kernel* is the "
+                         "kernel and its modules (`[kernel.kallsyms]`, `[rdma_rxe]`, ...); "
                          "idle (`swapper`) is left out. Thread names are grouped with their numbers taken off. Raw: `kprof/`, with "
                          "the callers of every entry over 2 % in `*-callers.txt`.")
     for r in recs:
@@ -1373,7 +1383,7 @@ def kprof_section(run):
         per_op = total / 1e3 / ops  # µs of sampled CPU per READ for a share of 1.0
         busy = [x for x in rows if x[0] not in IDLE_COMMS]
         whole = [x for x in (by_dso or rows) if x[0] not in IDLE_COMMS]
-        kern = sum(x[3] for x in whole if x[1] == "[kernel.kallsyms]")
+        kern = sum(x[3] for x in whole if is_kernel(x[1]))
         w("### %s" % label(r.key))
         w("")
         w("%d READs in %.1f s; busy CPU per READ %.0f µs (kernel %.0f µs, the rest user mode%s)."
@@ -1383,7 +1393,7 @@ def kprof_section(run):
         groups = collections.OrderedDict()
         for comm, dso, _sym, share in whole:
             g = groups.setdefault(thread_group(comm), [0.0, 0.0])
-            g[0 if dso == "[kernel.kallsyms]" else 1] += share
+            g[0 if is_kernel(dso) else 1] += share
         w("| threads | kernel µs/READ | user µs/READ |")
         w("|---|---:|---:|")
         for name, (k, u) in sorted(groups.items(), key=lambda kv: -sum(kv[1]))[:10]:

@@ -232,7 +232,8 @@ class KernelProfile(unittest.TestCase):
            "    40.00%  swapper          [kernel.kallsyms]\n"
            "    30.00%  rpcrdma4j-loop-  [kernel.kallsyms]\n"
            "    20.00%  rpcrdma4j-nfs-1  [JIT] tid 812\n"
-           "    10.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]\n")
+           "     5.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]\n"
+           "     5.00%  rpcrdma4j-nfs-2  [rdma_rxe]\n")
 
     def test_totals_and_threads_come_from_the_thread_and_object_table_when_there_is_one(self):
         md = LatencyTable.report_with(self, [

@@ -213,9 +213,6 @@ final class DisniCompletionChannel implements CompletionChannel {
         for (int i = 0; i < events; i++) {
             int slot = cookies[i] - 1;
             DisniCompletionQueue queue = slot >= 0 && slot < queues.length ? queues[slot] : null;
-            if (queue != null) {
-                queue.eventTaken(); // every event taken, a queue reported twice in one await too
-            }
             if (queue != null && queue.firedRound != current) {
                 queue.firedRound = current;
                 fired[n++] = queue;

@@ -69,27 +69,11 @@ final class DisniCompletionQueue implements CompletionQueue {
     private final int cookie;
     /** The owner's await round that last reported this queue (the owner's loop thread only). */
     long firedRound;
-
-    /** eventTaken() - the owner's await took an event of this queue: the next arm goes to the device again. */
-    void eventTaken() {
-        armed = false;
-    }
     private final ReentrantLock lock = new ReentrantLock();
     private final IbvWC[] wcs = new IbvWC[BATCH];
     private final SVCPollCq[] polls = new SVCPollCq[BATCH + 1];
     private final ByteBuffer[] records = new ByteBuffer[BATCH + 1];
     private SVCReqNotify arm;
-    /**
-     * Armed, and its event not yet taken: a further {@link #requestNotification} is then a no-op
-     * (no system call). On rxe and siw arming is a system call (ibv_req_notify_cq goes through
-     * the kernel) and a loop that drains, arms, drains again and finds work paid one per pass,
-     * about one per RPC under load (lab run 2026-12-06-0746, issue #33). An armed queue stays
-     * armed until a completion fires its event; once it fired, the event waits on the channel
-     * until an await takes it, and that await clears this flag. So while the flag is set, either
-     * the queue is still armed or its event is pending: a completion added after the first arm is
-     * reported either way. The polling thread's, like every arm and await (the contract's one thread).
-     */
-    private volatile boolean armed;
     private int queuePairs;
     private volatile boolean closed;
 
@@ -254,14 +238,10 @@ final class DisniCompletionQueue implements CompletionQueue {
         lock.lock();
         try {
             checkOpen();
-            if (armed) {
-                return;
-            }
             if (arm == null) {
                 arm = cq.reqNotification(false);
             }
             arm.execute();
-            armed = true;
         } catch (IOException e) {
             throw DisniErrors.toVerbs("ibv_req_notify_cq", e);
         } finally {
@@ -289,7 +269,6 @@ final class DisniCompletionQueue implements CompletionQueue {
                 }
                 if (channel.getCqEvent(cq, slice)) {
                     cq.ackEvents(1);
-                    armed = false;
                     return true;
                 }
             } catch (IOException e) {

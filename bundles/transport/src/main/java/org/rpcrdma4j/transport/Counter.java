@@ -73,9 +73,11 @@ public enum Counter {
     /** SEND work requests posted. */
     SENDS,
     /**
-     * Posts to a send queue (ibv_post_send calls: doorbells): a reply's RDMA WRITEs and its SEND
-     * go in one chain, one post, as do a call's RDMA READs. Per RPC, with {@link #COMPLETIONS},
-     * what the transport costs the device beyond the data.
+     * Posts to a send queue through the verbs adapter: a reply's RDMA WRITEs and its SEND go in
+     * one chain, one post, as do a call's RDMA READs. Per RPC, with {@link #COMPLETIONS}, what the
+     * transport asks of the device beyond the data. Doorbells at the device depend on the
+     * provider: the DiSNI provider still makes one ibv_post_send per work request of a chain, so
+     * a reply with k RDMA WRITEs rings k + 1 (issue #33, lab run 2026-12-06-0742).
      */
     SEND_POSTS,
     /** Posts to a receive queue (ibv_post_recv calls): free receives go back in batches ({@code repostBatch}). */

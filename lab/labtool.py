@@ -385,6 +385,11 @@ def server_keys(fabrics, wanted):
     return keys
 
 
+# What the guest's clock source means for every clock read (lab/run, LAB_CLOCKSOURCE)
+CLOCK_SOURCES = {"tsc": " (read in user mode by the vDSO, as on our users' machines)",
+                 "hpet": " (not readable by the vDSO: every clock read is a system call)"}
+
+
 def header(run):
     meta, info, w = run.meta, run.info, run.w
     w("# Lab: the Linux kernel NFS client over soft-RDMA (rxe and siw) — %s" % meta.get("name", ""))
@@ -409,12 +414,10 @@ def header(run):
     w("| CPU budget | %s |" % budget)
     w("| host | %s; %s (**the host was shared with other developers' builds**: absolute numbers and spreads are "
       "wider than on a quiet host) |" % (meta.get("host_cpu", "?"), meta.get("host_load", "?")))
-    clock = info.get("clocksource")
-    clock = ("; clock source %s (%s)" % (clock, "read in user mode by the vDSO, as on our users' machines" if clock == "tsc"
-                                          else "not readable by the vDSO: every clock read is a system call"
-                                          if clock == "hpet" else "")) if clock else ""
+    source = info.get("clocksource")
+    clock = "; clock source %s%s" % (source, CLOCK_SOURCES.get(source, "")) if source else ""
     w("| guest | kernel %s, %s vCPU, %s MiB, %s%s |" % (info.get("kernel", "?"), info.get("cpus", "?"), info.get("mem_mib", "?"),
-                                                       info.get("cpu", "?"), clock.replace(" ()", "")))
+                                                       info.get("cpu", "?"), clock))
     if meta.get("server_jit", "tiered") == "c1":
         jit = ("**C1 only** (`LAB_SERVER_JIT=c1`, -XX:TieredStopAtLevel=1): C1's optimized code without profiling "
                "and without C2, which under a software CPU keeps compiling for about 20 minutes of the JVM's life; "
@@ -1202,13 +1205,14 @@ COUNTER_ROW = re.compile(r"^\s*([A-Z][A-Z_0-9]+)\s*\|\s*(\d+)\s*$")
 def hand_off_per_call(text):
     """From `rpcrdma:transports -v`: what the loops and the workers cost per call delivered, over every
     workload and strategy of the run; None for a listing without the counters (before -v)."""
+    text = text.replace("\r", "")
     counters = {}
-    for line in text.replace("\r", "").splitlines():
+    for line in text.splitlines():
         m = COUNTER_ROW.match(line)
         if m:
             counters[m.group(1)] = counters.get(m.group(1), 0) + int(m.group(2))
     calls = counters.get("CALLS_DELIVERED", 0)
-    host = HOST_CALLS.search(text.replace("\r", ""))
+    host = HOST_CALLS.search(text)
     if not calls or not host:
         return None
     per = lambda name: counters.get(name, 0) / calls
@@ -1274,8 +1278,6 @@ def latency_section(run):
 
 # ------------------------------------------------------------------ kernel profile (perf, kprof records)
 PERF_EVENT_COUNT = re.compile(r"^# Event count \(approx\.\): (\d+)")
-PERF_TRACE_THREAD = re.compile(r"^\s*(.+?) \((\d+)\), (\d+) events")
-PERF_TRACE_ROW = re.compile(r"^\s*([a-z_0-9]+)\s+(\d+)\s+(\d+)\s+([\d.]+)")
 IDLE_COMMS = ("swapper",)
 # the command that times perf's window (lab/guest/workload kprofile), not the server
 WINDOW_COMMS = ("bash", "sleep", "awk", "date")

@@ -3,7 +3,6 @@ package org.rpcrdma4j.shell;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.lang.reflect.Field;
 import java.util.List;
 
 import org.apache.karaf.shell.support.CommandException;
@@ -23,16 +22,10 @@ class CommandRefusalTest {
         return RdmaTransportStatus.of(state, refusal);
     }
 
-    private static void inject(Object command, String field, Object value) throws ReflectiveOperationException {
-        Field f = command.getClass().getDeclaredField(field);
-        f.setAccessible(true);
-        f.set(command, value);
-    }
-
     @Test
     void connectionsWithoutATransportFailsSayingWhy() throws ReflectiveOperationException {
         ConnectionsCommand command = new ConnectionsCommand();
-        inject(command, "status", REFUSED);
+        Fakes.inject(command, "status", REFUSED);
         CommandException e = assertThrows(CommandException.class, command::execute);
         assertEquals("No RPC-over-RDMA transport is running (feature rpcrdma4j-transport, configuration PID "
                 + "org.rpcrdma4j.transport): not serving: configuration org.rpcrdma4j.transport refused: credits = abc: "
@@ -42,7 +35,7 @@ class CommandRefusalTest {
     @Test
     void transportsWithoutAnyTransportFails() throws ReflectiveOperationException {
         TransportsCommand command = new TransportsCommand();
-        inject(command, "transports", List.of());
+        Fakes.inject(command, "transports", List.of());
         CommandException e = assertThrows(CommandException.class, command::execute);
         assertEquals(TransportListing.NO_TRANSPORT, e.getMessage());
     }

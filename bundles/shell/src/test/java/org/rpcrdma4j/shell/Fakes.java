@@ -2,6 +2,7 @@ package org.rpcrdma4j.shell;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,6 +21,13 @@ import org.rpcrdma4j.transport.TransportStatistics;
 
 /** Hand-set stand-ins for the transport's operator interfaces, and table rendering for assertions. */
 final class Fakes {
+    /** Sets a command's field as Karaf's injection does (an {@code @Reference} or {@code @Option}). */
+    static void inject(Object command, String field, Object value) throws ReflectiveOperationException {
+        Field f = command.getClass().getDeclaredField(field);
+        f.setAccessible(true);
+        f.set(command, value);
+    }
+
     private Fakes() {
     }
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,11 +31,8 @@ class TransportsVerboseTest {
 
     private static TransportsCommand command(Fakes.Control control, boolean verbose) throws ReflectiveOperationException {
         TransportsCommand command = new TransportsCommand();
-        for (String[] f : new String[][] {{"controls", null}, {"verbose", null}}) {
-            Field field = TransportsCommand.class.getDeclaredField(f[0]);
-            field.setAccessible(true);
-            field.set(command, f[0].equals("controls") ? List.of(control) : (Object) verbose);
-        }
+        Fakes.inject(command, "controls", List.of(control));
+        Fakes.inject(command, "verbose", verbose);
         return command;
     }
 

@@ -269,3 +269,21 @@ JNIEXPORT void JNICALL CLASS(queryQueuePair)(JNIEnv *env, jclass cls, jlong qp_h
 	values[QP_MAX_RECV_WR] = (jint)attr.cap.max_recv_wr;
 	(*env)->SetIntArrayRegion(env, out, 0, QP_FIELDS, values);
 }
+
+/*
+ * Posts send records that the Java side wrote itself (SendPoster): the same records and
+ * translation as NativeDispatcher._postSend, without DiSNI's stateful call, whose shape (opcode,
+ * SGE count, one request) is fixed when it is built: a chain of any shape in one ibv_post_send.
+ */
+JNIEXPORT void JNICALL CLASS(postSend)(JNIEnv *env, jclass cls, jlong qp_handle, jlong first_record)
+{
+	(void)cls;
+	disni_post_send(env, qp_handle, first_record);
+}
+
+/* Posts receive records the Java side wrote itself (ReceivePoster) with one ibv_post_recv. */
+JNIEXPORT void JNICALL CLASS(postReceive)(JNIEnv *env, jclass cls, jlong qp_handle, jlong first_record)
+{
+	(void)cls;
+	disni_post_recv(env, qp_handle, first_record);
+}

@@ -46,6 +46,14 @@ struct disni_channel {
 	uint8_t last_private_data[255];
 };
 
+/*
+ * Post a chain of DiSNI send (receive) records, linked by absolute "next" addresses, with one
+ * ibv_post_send (ibv_post_recv); on failure an IOException whose "[wr I]" is the index of the
+ * request that failed. Shared by NativeDispatcher and DisniExtensions (disni_verbs.c).
+ */
+void disni_post_send(JNIEnv *env, jlong qp_handle, jlong list);
+void disni_post_recv(JNIEnv *env, jlong qp_handle, jlong list);
+
 /* Throws java.io.IOException "<what> failed: <strerror(err)> [errno err]". */
 void disni_throw_errno(JNIEnv *env, const char *what, int err);
 

@@ -40,7 +40,12 @@ static int post_errno(int ret)
 	return ret < 0 ? -ret : ret;
 }
 
-JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
+/*
+ * Posts the chain of send records starting at list with one ibv_post_send: one doorbell for the
+ * whole chain. On failure throws with the index of the request that failed (bad_wr); the ones
+ * before it were posted.
+ */
+void disni_post_send(JNIEnv *env, jlong qp_handle, jlong list)
 {
 	struct ibv_qp *qp = DISNI_PTR(struct ibv_qp, qp_handle);
 	struct ibv_send_wr stack_wrs[DISNI_STACK_CHAIN];
@@ -48,7 +53,6 @@ JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_han
 	struct ibv_send_wr *bad = NULL;
 	int n, unsupported, ret;
 
-	(void)self;
 	if (qp == NULL || list == 0) {
 		disni_throw_post(env, "ibv_post_send (null queue pair or list)", EINVAL, 0);
 		return;
@@ -78,7 +82,8 @@ JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_han
 		free(wrs);
 }
 
-JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
+/* Posts the chain of receive records starting at list with one ibv_post_recv; as above. */
+void disni_post_recv(JNIEnv *env, jlong qp_handle, jlong list)
 {
 	struct ibv_qp *qp = DISNI_PTR(struct ibv_qp, qp_handle);
 	struct ibv_recv_wr stack_wrs[DISNI_STACK_CHAIN];
@@ -86,7 +91,6 @@ JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_han
 	struct ibv_recv_wr *bad = NULL;
 	int n, ret;
 
-	(void)self;
 	if (qp == NULL || list == 0) {
 		disni_throw_post(env, "ibv_post_recv (null queue pair or list)", EINVAL, 0);
 		return;
@@ -109,6 +113,18 @@ JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_han
 		disni_throw_post(env, "ibv_post_recv", post_errno(ret), bad != NULL ? (int)(bad - wrs) : 0);
 	if (wrs != stack_wrs)
 		free(wrs);
+}
+
+JNIEXPORT void JNICALL CLASS(_1postSend)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
+{
+	(void)self;
+	disni_post_send(env, qp_handle, list);
+}
+
+JNIEXPORT void JNICALL CLASS(_1postRecv)(JNIEnv *env, jobject self, jlong qp_handle, jlong list)
+{
+	(void)self;
+	disni_post_recv(env, qp_handle, list);
 }
 
 /* Polls up to ne completions into the caller's array of struct ibv_wc; count or negative errno. */

@@ -75,9 +75,9 @@ public enum Counter {
     /**
      * Posts to a send queue through the verbs adapter: a reply's RDMA WRITEs and its SEND go in
      * one chain, one post, as do a call's RDMA READs. Per RPC, with {@link #COMPLETIONS}, what the
-     * transport asks of the device beyond the data. Doorbells at the device depend on the
-     * provider: the DiSNI provider still makes one ibv_post_send per work request of a chain, so
-     * a reply with k RDMA WRITEs rings k + 1 (issue #33, lab run 2026-12-06-0742).
+     * transport asks of the device beyond the data. At the device a post is one doorbell: the
+     * DiSNI provider posts a chain with one ibv_post_send (in pieces of 16 work requests when
+     * longer), the loopback provider starts its work at once.
      */
     SEND_POSTS,
     /** Posts to a receive queue (ibv_post_recv calls): free receives go back in batches ({@code repostBatch}). */

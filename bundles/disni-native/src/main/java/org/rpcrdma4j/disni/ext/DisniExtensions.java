@@ -205,6 +205,41 @@ public final class DisniExtensions {
      */
     public static native void queryQueuePair(long qp, int[] out) throws IOException;
 
+    /** Bytes of one send record (DiSNI 2.1's NatIbvSendWR.CSIZE), the layout {@link #postSend} reads. */
+    public static final int SEND_RECORD_BYTES = 72;
+    /** Bytes of one receive record (NatIbvRecvWR.CSIZE), the layout {@link #postReceive} reads. */
+    public static final int RECEIVE_RECORD_BYTES = 32;
+    /** Bytes of one scatter/gather element (struct ibv_sge): address u64, length u32, lkey u32. */
+    public static final int SGE_BYTES = 16;
+    /** Longest chain one post takes (libdisni's guard against a cyclic "next" list). */
+    public static final int MAX_POSTED_CHAIN = 4096;
+
+    /**
+     * Posts a chain of send records with one ibv_post_send: one doorbell for the chain. The
+     * records are DiSNI 2.1's (native order): wr_id u64 at 0, next u64 at 8 (the absolute address
+     * of the next record, 0 ends the chain), sg_list u64 at 16 (absolute address of the SGE
+     * array), num_sge i32 at 24, opcode i32 at 28 (enum ibv_wr_opcode), send_flags u32 at 32,
+     * imm_data / invalidate_rkey u32 at 36, remote_addr u64 at 40, rkey u32 at 48.
+     *
+     * <p>Assumptions: the queue pair MUST NOT be destroyed during the call, and the records and
+     * their SGE arrays MUST stay valid and unchanged until it returns.
+     *
+     * @param qp a DiSNI queue pair handle ({@code NatObject.getObjId()} of its IbvQP)
+     * @param firstRecord the address of the first record
+     * @throws IOException ending in {@code [errno N] [wr I]}: I is the index of the request that
+     *         failed, every request before it was posted; EINVAL for a null handle or address, a
+     *         chain longer than {@link #MAX_POSTED_CHAIN} or an opcode the record cannot carry
+     *         (then nothing was posted)
+     */
+    public static native void postSend(long qp, long firstRecord) throws IOException;
+
+    /**
+     * Posts a chain of receive records with one ibv_post_recv; records as DiSNI 2.1's: wr_id u64
+     * at 0, next u64 at 8, sg_list u64 at 16, num_sge i32 at 24. Assumptions and failures as
+     * {@link #postSend}.
+     */
+    public static native void postReceive(long qp, long firstRecord) throws IOException;
+
     /**
      * Opens a wait set: the native half of a completion channel shared by many completion queues,
      * an eventfd (the wake-up) and, once added, one ibv_comp_channel per device, waited on together

@@ -13,11 +13,11 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * A reliable-connected queue pair (DiSNI IbvQP), owned by its {@link DisniConnection}. Posts go
- * through DiSNI's stateful post calls, reused (see {@link SendPoster} and {@link ReceivePoster}).
- *
- * <p>Chains are posted one request at a time: for a failure, the index of the request that failed
- * is exact, and every request before it was posted (the contract's {@code failedIndex}).
+ * A reliable-connected queue pair (DiSNI IbvQP), owned by its {@link DisniConnection}. A chain is
+ * posted with one ibv_post_send or ibv_post_recv, one doorbell (in pieces of 16 requests when
+ * longer; see {@link SendPoster} and {@link ReceivePoster}): for a failure, the index of the
+ * request that failed is exact, and every request before it was posted (the contract's
+ * {@code failedIndex}).
  *
  * <p>The state and the queues' real sizes come from the device ({@link DisniExtensions#queryQueuePair},
  * ibv_query_qp): an error completion moves the queue pair to the error state in the device
@@ -25,7 +25,6 @@ import org.rpcrdma4j.verbs.VerbsException;
  */
 final class DisniQueuePair implements QueuePair {
     private final DisniConnection connection;
-    private final IbvQP qp;
     private final DisniProtectionDomain pd;
     private final QueuePairAttributes attributes;
     private final long handle;
@@ -38,7 +37,6 @@ final class DisniQueuePair implements QueuePair {
 
     DisniQueuePair(DisniConnection connection, IbvQP qp, DisniProtectionDomain pd, QueuePairAttributes attributes) throws IOException {
         this.connection = connection;
-        this.qp = qp;
         this.pd = pd;
         this.attributes = attributes;
         this.handle = ((NatObject) qp).getObjId();
@@ -46,8 +44,8 @@ final class DisniQueuePair implements QueuePair {
         int[] queried = query(handle);
         this.sendCapacity = queried[DisniExtensions.QP_MAX_SEND_WR];
         this.receiveCapacity = queried[DisniExtensions.QP_MAX_RECV_WR];
-        this.sends = new SendPoster(qp, attributes, pd.device().capabilities().remoteInvalidation());
-        this.receives = new ReceivePoster(qp, attributes);
+        this.sends = new SendPoster(handle, attributes, pd.device().capabilities().remoteInvalidation());
+        this.receives = new ReceivePoster(handle, attributes);
     }
 
     @Override
@@ -126,10 +124,7 @@ final class DisniQueuePair implements QueuePair {
         }
         synchronized (sends) {
             checkNotDestroyed();
-            int index = 0;
-            for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
-                sends.post(wr, index);
-            }
+            sends.post(first);
         }
     }
 
@@ -137,15 +132,12 @@ final class DisniQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequest first) throws VerbsException {
         synchronized (receives) {
             checkNotDestroyed();
-            int index = 0;
-            for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
-                receives.post(wr, index);
-            }
+            receives.post(first);
         }
     }
 
     /**
-     * Destroys the queue pair (rdma_destroy_qp) and frees the post calls; once. Holds both post
+     * Destroys the queue pair (rdma_destroy_qp); once. Holds both post
      * locks meanwhile, so no post is in native code on a queue pair being destroyed.
      */
     void destroy() {
@@ -160,8 +152,6 @@ final class DisniQueuePair implements QueuePair {
                 } catch (IOException ignored) {
                     // the id is destroyed next, which destroys what is left
                 }
-                sends.free();
-                receives.free();
             }
         }
         pd.device().asyncEvents().unregister(number, connection);

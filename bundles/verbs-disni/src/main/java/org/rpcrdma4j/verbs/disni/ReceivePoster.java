@@ -1,133 +1,95 @@
 package org.rpcrdma4j.verbs.disni;
 
-import com.ibm.disni.verbs.IbvQP;
-import com.ibm.disni.verbs.IbvRecvWR;
-import com.ibm.disni.verbs.IbvSge;
-import com.ibm.disni.verbs.SVCPostRecv;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedList;
-import java.util.List;
+import java.nio.ByteBuffer;
+import org.rpcrdma4j.disni.ext.DisniExtensions;
 import org.rpcrdma4j.verbs.Errno;
 import org.rpcrdma4j.verbs.QueuePairAttributes;
 import org.rpcrdma4j.verbs.ReceiveWorkRequest;
-import org.rpcrdma4j.verbs.ScatterGatherElement;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
- * Posts receives through DiSNI's stateful post-receive calls. DiSNI 2.1's receive call lets
- * nothing change after it is built (its RecvWRMod only reads the id), so calls are cached by
- * content: a direct-mapped table keyed by the work request id holds the call built for that id
- * and its SGEs. Re-posting a receive slot with the same id and buffer (what a pool of receive
- * contexts does) reuses its call and allocates nothing; a different buffer under the same id, or
- * a colliding id, rebuilds the slot's call.
+ * Posts a chain of receives with one ibv_post_recv per {@link #BATCH} requests: the transport's
+ * batched refill reaches the device as one post. Like {@link SendPoster}, it writes DiSNI 2.1's
+ * receive records itself into a staging area it owns and posts them through
+ * {@link DisniExtensions#postReceive}; DiSNI's own receive call fixes everything, the buffer
+ * included, when it is built. Steady state allocates nothing.
+ *
+ * <p>Failures keep the contract's {@code failedIndex}: a receive with more SGEs than the queue
+ * pair allows is refused at its index after the receives before it were posted; one the device
+ * refuses is reported at the index bad_wr names.
  *
  * <p>Not thread-safe: the queue pair serialises posts.
  */
 final class ReceivePoster {
-    private final IbvQP qp;
-    private final QueuePairAttributes attributes;
-    private final Slot[] slots;
-    private final int mask;
+    /** Receives per ibv_post_recv: libdisni translates chains this long on its stack. */
+    static final int BATCH = 16;
 
-    ReceivePoster(IbvQP qp, QueuePairAttributes attributes) {
+    static final int RECORD_NEXT = 8;
+    static final int RECORD_SG_LIST = 16;
+    static final int RECORD_NUM_SGE = 24;
+
+    private final long qp;
+    private final QueuePairAttributes attributes;
+    private final PostRecords records;
+
+    /** @param qp the DiSNI queue pair handle (its struct ibv_qp) */
+    ReceivePoster(long qp, QueuePairAttributes attributes) {
         this.qp = qp;
         this.attributes = attributes;
-        int size = Integer.highestOneBit(Math.max(16, attributes.receiveQueueDepth() * 4 - 1)) << 1;
-        this.slots = new Slot[size];
-        this.mask = size - 1;
+        this.records = new PostRecords(BATCH, DisniExtensions.RECEIVE_RECORD_BYTES, attributes.maxReceiveSge());
     }
 
-    /** Checks and posts one receive; index is its position in the caller's chain. */
-    void post(ReceiveWorkRequest wr, int index) throws VerbsException {
-        if (wr.sgeCount() > attributes.maxReceiveSge()) {
-            throw new VerbsException("receive " + wr.id() + " has more SGEs than the queue pair's " + attributes.maxReceiveSge(),
-                    Errno.EINVAL, index);
+    /** Checks and posts the chain starting at first. */
+    void post(ReceiveWorkRequest first) throws VerbsException {
+        int batchStart = 0;
+        int written = 0;
+        int index = 0;
+        for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
+            if (wr.sgeCount() > attributes.maxReceiveSge()) {
+                if (written > 0) {
+                    execute(batchStart, written);
+                }
+                throw new VerbsException("receive " + wr.id() + " has more SGEs than the queue pair's " + attributes.maxReceiveSge(),
+                        Errno.EINVAL, index);
+            }
+            write(written, wr);
+            if (++written == BATCH) {
+                execute(batchStart, written);
+                batchStart += written;
+                written = 0;
+            }
         }
-        int at = (int) (mix(wr.id()) & mask);
+        if (written > 0) {
+            execute(batchStart, written);
+        }
+    }
+
+    /** The staging area (for tests: the records of the latest post). */
+    PostRecords records() {
+        return records;
+    }
+
+    private void write(int slot, ReceiveWorkRequest wr) {
+        ByteBuffer b = records.buffer();
+        int at = records.recordOffset(slot);
+        int sges = wr.sgeCount();
+        b.putLong(at, wr.id());
+        b.putLong(at + RECORD_NEXT, 0L);
+        b.putLong(at + RECORD_SG_LIST, records.sgeAddress(slot));
+        b.putInt(at + RECORD_NUM_SGE, sges);
+        for (int i = 0; i < sges; i++) {
+            records.putSge(slot, i, wr.sge(i));
+        }
+        records.link(slot, RECORD_NEXT);
+    }
+
+    private void execute(int batchStart, int count) throws VerbsException {
         try {
-            Slot slot = slots[at];
-            if (slot == null || !slot.matches(wr)) {
-                if (slot != null) {
-                    slot.call.free();
-                }
-                slot = new Slot(wr, build(wr));
-                slots[at] = slot;
-            }
-            slot.call.execute();
+            DisniExtensions.postReceive(qp, records.recordAddress(0));
         } catch (IOException e) {
-            VerbsException v = DisniErrors.toVerbs("ibv_post_recv of receive " + wr.id(), e);
-            throw new VerbsException(v.getMessage(), v.errno(), index);
-        }
-    }
-
-    private SVCPostRecv build(ReceiveWorkRequest request) throws IOException {
-        IbvRecvWR wr = new IbvRecvWR();
-        wr.setWr_id(request.id());
-        LinkedList<IbvSge> list = new LinkedList<>();
-        for (int i = 0; i < request.sgeCount(); i++) {
-            ScatterGatherElement element = request.sge(i);
-            IbvSge sge = new IbvSge();
-            sge.setAddr(element.address());
-            sge.setLength(element.length());
-            sge.setLkey(element.lkey());
-            list.add(sge);
-        }
-        wr.setSg_list(list);
-        wr.setNum_sge(request.sgeCount());
-        List<IbvRecvWR> wrs = new ArrayList<>(1);
-        wrs.add(wr);
-        return qp.postRecv(wrs, null);
-    }
-
-    private static long mix(long id) {
-        long h = id * 0x9E3779B97F4A7C15L;
-        return h ^ (h >>> 32);
-    }
-
-    /** Frees every call built (their native command buffers). */
-    void free() {
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] != null) {
-                slots[i].call.free();
-                slots[i] = null;
-            }
-        }
-    }
-
-    /** A built call and the request content it was built from. */
-    private static final class Slot {
-        final long id;
-        final long[] addresses;
-        final int[] lengths;
-        final int[] lkeys;
-        final SVCPostRecv call;
-
-        Slot(ReceiveWorkRequest wr, SVCPostRecv call) {
-            this.id = wr.id();
-            int n = wr.sgeCount();
-            this.addresses = new long[n];
-            this.lengths = new int[n];
-            this.lkeys = new int[n];
-            for (int i = 0; i < n; i++) {
-                addresses[i] = wr.sge(i).address();
-                lengths[i] = wr.sge(i).length();
-                lkeys[i] = wr.sge(i).lkey();
-            }
-            this.call = call;
-        }
-
-        boolean matches(ReceiveWorkRequest wr) {
-            if (wr.id() != id || wr.sgeCount() != addresses.length) {
-                return false;
-            }
-            for (int i = 0; i < addresses.length; i++) {
-                ScatterGatherElement sge = wr.sge(i);
-                if (sge.address() != addresses[i] || sge.length() != lengths[i] || sge.lkey() != lkeys[i]) {
-                    return false;
-                }
-            }
-            return true;
+            VerbsException v = DisniErrors.toVerbs("ibv_post_recv of " + count + " receive(s)", e);
+            throw new VerbsException(v.getMessage(), v.errno(), batchStart + Math.max(0, v.failedIndex()));
         }
     }
 }

@@ -1,19 +1,10 @@
 package org.rpcrdma4j.verbs.disni;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.ibm.disni.util.MemBuf;
-import com.ibm.disni.verbs.RdmaProvider;
-import com.ibm.disni.verbs.StatefulVerbCall;
-import com.ibm.disni.verbs.impl.NatIbvQP;
-import com.ibm.disni.verbs.impl.NativeDispatcher;
-import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,179 +20,161 @@ import org.rpcrdma4j.verbs.VerbsException;
 import org.rpcrdma4j.verbs.WorkCompletion;
 
 /**
- * The posters against DiSNI's real stateful calls, without a device: the calls are built on a
- * DiSNI queue pair with a null handle, so each post runs DiSNI's serialisation and our libdisni,
- * which refuses the null queue pair with EINVAL. The records DiSNI wrote are then read from the
- * call's buffer: the reused call carries exactly the fields of the latest request.
+ * The posters against our libdisni, without a device: they post to a null queue pair handle, so
+ * each post runs the real record staging and libdisni's entry point, which refuses the null queue
+ * pair with EINVAL at request 0 before ibv_post_send. The records the poster wrote are then read
+ * from its staging area: one post carries the whole chain, linked in order.
  */
 @ExtendWith(RequiresLibdisni.class)
 class PostersTest {
     private static final int SEND_RECORD = 72;
+    private static final int RECEIVE_RECORD = 32;
+    private static final long NULL_QUEUE_PAIR = 0;
 
-    private NatIbvQP qp;
     private QueuePairAttributes attributes;
 
     @BeforeEach
-    void nullQueuePair() throws Exception {
-        RdmaProvider provider = RdmaProvider.provider();
-        Field field = provider.getClass().getDeclaredField("nativeDispatcher");
-        field.setAccessible(true);
-        qp = new NatIbvQP(0, (NativeDispatcher) field.get(provider));
+    void attributes() {
         CompletionQueue cq = new UnusedQueue();
         attributes = QueuePairAttributes.builder(cq, cq).sendQueueDepth(8).receiveQueueDepth(8).maxSendSge(2).maxReceiveSge(1)
                 .maxInlineData(16).build();
     }
 
     @Test
-    void sendCallIsBuiltOncePerShapeAndCarriesTheLatestRequest() throws Exception {
-        SendPoster poster = new SendPoster(qp, attributes, false);
-        SendWorkRequest wr = new SendWorkRequest(2).reset(SendOpcode.RDMA_WRITE, 41, SendWorkRequest.SIGNALED);
-        wr.remote(0x7f0000001000L, 0xabc).sge(0).set(0x1000, 100, 7);
-        wr.sge(1).set(0x2000, 200, 8);
-        wr.sgeCount(2);
-        assertRefusedAt(3, () -> poster.post(wr, 3));
-        StatefulVerbCall<?> first = call(poster, 1, 2);
-        ByteBuffer record = recordsOf(first);
-        assertEquals(41, record.getLong(0));
-        assertEquals(2, record.getInt(24), "num_sge");
-        assertEquals(0, record.getInt(28), "IBV_WR_RDMA_WRITE");
-        assertEquals(SendWorkRequest.SIGNALED, record.getInt(32));
-        assertEquals(0x7f0000001000L, record.getLong(40));
-        assertEquals(0xabc, record.getInt(48));
-        int sges = (int) (record.getLong(16) - addressOf(first));
-        assertEquals(SEND_RECORD, sges, "SGEs follow the work request");
-        assertEquals(0x2000, record.getLong(sges + 16));
-        assertEquals(200, record.getInt(sges + 24));
-        assertEquals(8, record.getInt(sges + 28));
+    void aReplysWriteAndSendGoToTheDeviceInOnePostLinkedInOrder() {
+        SendPoster poster = new SendPoster(NULL_QUEUE_PAIR, attributes, true);
+        SendWorkRequest write = new SendWorkRequest(2).reset(SendOpcode.RDMA_WRITE, 41, 0);
+        write.remote(0x7f0000001000L, 0xabc).sge(0).set(0x1000, 100, 7);
+        write.sge(1).set(0x2000, 200, 8);
+        write.sgeCount(2);
+        SendWorkRequest send = new SendWorkRequest(2).reset(SendOpcode.SEND_WITH_INV, 42, SendWorkRequest.SIGNALED).invalidateKey(0x12345678);
+        send.sge(0).set(0x3000, 64, 9);
+        send.sgeCount(1);
+        write.next(send);
 
-        wr.reset(SendOpcode.RDMA_WRITE, 42, SendWorkRequest.FENCE).remote(0x7f0000002000L, 0xdef).sgeCount(2);
-        wr.sge(0).set(0x3000, 300, 9);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-        assertSame(first, call(poster, 1, 2), "same shape, same call");
-        assertEquals(42, record.getLong(0));
-        assertEquals(SendWorkRequest.FENCE, record.getInt(32));
-        assertEquals(0x7f0000002000L, record.getLong(40));
-        assertEquals(0xdef, record.getInt(48));
-        assertEquals(0x3000, record.getLong(sges));
-        assertEquals(300, record.getInt(sges + 8));
-        poster.free();
+        assertRefusedAt(0, () -> poster.post(write)); // by libdisni: the queue pair handle is null
+        assertEquals(1, poster.posts(), "one ibv_post_send for the chain");
+        PostRecords records = poster.records();
+        ByteBuffer b = records.buffer();
+        int first = records.recordOffset(0);
+        assertEquals(41, b.getLong(first));
+        assertEquals(records.recordAddress(1), b.getLong(first + SendPoster.RECORD_NEXT), "linked to the Send");
+        assertEquals(records.sgeAddress(0), b.getLong(first + SendPoster.RECORD_SG_LIST));
+        assertEquals(SEND_RECORD, records.sgeAddress(0) - records.recordAddress(0), "SGEs follow the record");
+        assertEquals(2, b.getInt(first + SendPoster.RECORD_NUM_SGE));
+        assertEquals(0, b.getInt(first + SendPoster.RECORD_OPCODE), "IBV_WR_RDMA_WRITE");
+        assertEquals(0, b.getInt(first + SendPoster.RECORD_SEND_FLAGS), "unsignaled");
+        assertEquals(0x7f0000001000L, b.getLong(first + SendPoster.RECORD_REMOTE_ADDRESS));
+        assertEquals(0xabc, b.getInt(first + SendPoster.RECORD_RDMA_RKEY));
+        int sges = records.sgeOffset(0);
+        assertEquals(0x1000, b.getLong(sges));
+        assertEquals(0x2000, b.getLong(sges + 16));
+        assertEquals(200, b.getInt(sges + 24));
+        assertEquals(8, b.getInt(sges + 28));
+
+        int second = records.recordOffset(1);
+        assertEquals(42, b.getLong(second));
+        assertEquals(0, b.getLong(second + SendPoster.RECORD_NEXT), "the chain ends at the Send");
+        assertEquals(9, b.getInt(second + SendPoster.RECORD_OPCODE), "enum ibv_wr_opcode IBV_WR_SEND_WITH_INV");
+        assertEquals(SendWorkRequest.SIGNALED, b.getInt(second + SendPoster.RECORD_SEND_FLAGS));
+        assertEquals(0x12345678, b.getInt(second + SendPoster.RECORD_INVALIDATE_RKEY), "invalidate_rkey");
+        assertEquals(0x12345678, b.getInt(second + SendPoster.RECORD_RDMA_RKEY), "wr.rdma.rkey, where libsiw reads the STag");
+        assertEquals(0x3000, b.getLong(records.sgeOffset(1)));
+
+        SendWorkRequest plain = new SendWorkRequest(1).reset(SendOpcode.SEND, 43, SendWorkRequest.SIGNALED);
+        plain.sge(0).set(0x4000, 8, 1);
+        plain.sgeCount(1);
+        assertRefusedAt(0, () -> poster.post(plain));
+        assertEquals(2, poster.posts());
+        assertEquals(43, b.getLong(first), "the staging area is reused from its first slot");
+        assertEquals(0, b.getLong(first + SendPoster.RECORD_NEXT), "a chain of one ends at once");
+        assertEquals(0, b.getInt(first + SendPoster.RECORD_INVALIDATE_RKEY), "a plain SEND invalidates nothing");
     }
 
     @Test
-    void requestsTheQueuePairCannotTakeAreRefusedBeforeDisni() {
-        SendPoster poster = new SendPoster(qp, attributes, false);
+    void aChainLongerThanABatchIsPostedInPiecesOfABatch() {
+        SendPoster poster = new SendPoster(NULL_QUEUE_PAIR, attributes, false);
+        SendWorkRequest head = null;
+        for (int i = SendPoster.BATCH + 3; i > 0; i--) {
+            SendWorkRequest wr = new SendWorkRequest(1).reset(SendOpcode.RDMA_WRITE, i, 0).remote(0x1000L * i, 1);
+            wr.sge(0).set(0x8000, 4, 1);
+            wr.sgeCount(1).next(head);
+            head = wr;
+        }
+        SendWorkRequest chain = head;
+        assertRefusedAt(0, () -> poster.post(chain));
+        assertEquals(1, poster.posts(), "the first piece failed, so the rest was never posted");
+        PostRecords records = poster.records();
+        ByteBuffer b = records.buffer();
+        int last = records.recordOffset(SendPoster.BATCH - 1);
+        assertEquals(SendPoster.BATCH, b.getLong(last), "the piece holds the first BATCH requests");
+        assertEquals(0, b.getLong(last + SendPoster.RECORD_NEXT), "and ends there");
+        assertEquals(records.recordAddress(SendPoster.BATCH - 1), b.getLong(records.recordOffset(SendPoster.BATCH - 2) + SendPoster.RECORD_NEXT));
+    }
+
+    @Test
+    void requestsTheQueuePairCannotTakeAreRefusedAtTheirIndexBeforeTheDevice() {
+        SendPoster poster = new SendPoster(NULL_QUEUE_PAIR, attributes, false);
         SendWorkRequest wr = new SendWorkRequest(3).reset(SendOpcode.LOCAL_INV, 1, 0).invalidateKey(5);
-        assertRefusedAt(2, () -> poster.post(wr, 2));
+        assertRefusedAt(0, () -> poster.post(wr));
         wr.reset(SendOpcode.SEND, 1, 0).sgeCount(3);
-        assertRefusedAt(1, () -> poster.post(wr, 1));
+        assertRefusedAt(0, () -> poster.post(wr));
         wr.reset(SendOpcode.SEND, 1, SendWorkRequest.INLINE).sgeCount(1);
         wr.sge(0).set(0x1000, 17, 1);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-    }
-
-    @Test
-    void sendWithInvalidateCarriesTheKeyInTheRecordsInvalidateFieldAndUpdatesItOnReuse() throws Exception {
-        SendPoster poster = new SendPoster(qp, attributes, true);
-        SendWorkRequest wr = new SendWorkRequest(2).reset(SendOpcode.SEND_WITH_INV, 51, SendWorkRequest.SIGNALED).invalidateKey(0x12345678);
-        wr.sge(0).set(0x1000, 64, 7);
-        wr.sgeCount(1);
-        assertRefusedAt(0, () -> poster.post(wr, 0)); // by libdisni: the queue pair handle is null
-        StatefulVerbCall<?> call = call(poster, 3, 1);
-        ByteBuffer record = recordsOf(call);
-        assertEquals(51, record.getLong(0));
-        assertEquals(SendPoster.IBV_WR_SEND_WITH_INV, record.getInt(28), "opcode IBV_WR_SEND_WITH_INV");
-        assertEquals(9, record.getInt(28), "enum ibv_wr_opcode");
-        assertEquals(0x12345678, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "invalidate_rkey");
-        assertEquals(0x12345678, record.getInt(SendPoster.RECORD_RDMA_RKEY), "wr.rdma.rkey, where libsiw reads the STag");
-        assertEquals(0x1000, record.getLong(SEND_RECORD));
-
-        wr.reset(SendOpcode.SEND_WITH_INV, 52, SendWorkRequest.SIGNALED).invalidateKey(0xcafe0001).sgeCount(1);
-        assertRefusedAt(2, () -> poster.post(wr, 2));
-        assertSame(call, call(poster, 3, 1), "same shape, same call");
-        assertEquals(52, record.getLong(0));
-        assertEquals(0xcafe0001, record.getInt(SendPoster.RECORD_INVALIDATE_RKEY), "the latest request's key");
-        assertEquals(0xcafe0001, record.getInt(SendPoster.RECORD_RDMA_RKEY), "the latest request's key, for libsiw too");
-
-        wr.reset(SendOpcode.SEND, 53, SendWorkRequest.SIGNALED).sgeCount(1);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-        assertEquals(0, recordsOf(call(poster, 0, 1)).getInt(SendPoster.RECORD_INVALIDATE_RKEY), "a plain SEND invalidates nothing");
-        poster.free();
-    }
-
-    @Test
-    void sendWithInvalidateIsRefusedBeforeDisniWhereTheDeviceCannotPostIt() throws Exception {
-        SendPoster poster = new SendPoster(qp, attributes, false);
-        SendWorkRequest wr = new SendWorkRequest(1).reset(SendOpcode.SEND_WITH_INV, 1, 0).invalidateKey(5).sgeCount(1);
-        VerbsException e = assertThrows(VerbsException.class, () -> poster.post(wr, 4));
+        assertRefusedAt(0, () -> poster.post(wr));
+        SendWorkRequest invalidate = new SendWorkRequest(1).reset(SendOpcode.SEND_WITH_INV, 1, 0).invalidateKey(5).sgeCount(1);
+        VerbsException e = assertThrows(VerbsException.class, () -> poster.post(invalidate));
         assertEquals(Errno.EINVAL, e.errno());
-        assertEquals(4, e.failedIndex());
         assertTrue(e.getMessage().contains("SEND_WITH_INV"), e.getMessage());
-        Field calls = SendPoster.class.getDeclaredField("calls");
-        calls.setAccessible(true);
-        for (StatefulVerbCall<?>[] byCount : (StatefulVerbCall<?>[][]) calls.get(poster)) {
-            for (StatefulVerbCall<?> built : byCount) {
-                assertEquals(null, built, "no DiSNI call is built for a refused request");
-            }
-        }
+        assertEquals(0, poster.posts(), "nothing refused reaches the device");
     }
 
     @Test
-    void receiveCallsAreReusedForTheSameIdAndBufferAndRebuiltOtherwise() throws Exception {
-        ReceivePoster poster = new ReceivePoster(qp, attributes);
-        ReceiveWorkRequest wr = new ReceiveWorkRequest(1).id(5);
-        wr.sge(0).set(0x9000, 1024, 3);
-        wr.sgeCount(1);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-        Object slot = slotOf(poster, 5);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-        assertSame(slot, slotOf(poster, 5), "same id and buffer: the call is reused");
-        wr.sge(0).set(0xa000, 1024, 3);
-        assertRefusedAt(0, () -> poster.post(wr, 0));
-        assertNotSame(slot, slotOf(poster, 5), "another buffer under the id: rebuilt");
-        poster.free();
+    void theRequestsBeforeARefusedOneArePostedFirst() {
+        SendPoster poster = new SendPoster(NULL_QUEUE_PAIR, attributes, false);
+        SendWorkRequest good = new SendWorkRequest(3).reset(SendOpcode.SEND, 1, 0).sgeCount(1);
+        SendWorkRequest tooManySges = new SendWorkRequest(3).reset(SendOpcode.SEND, 2, 0).sgeCount(3);
+        good.next(tooManySges);
+        VerbsException e = assertThrows(VerbsException.class, () -> poster.post(good));
+        assertEquals(1, poster.posts(), "the good prefix went to the device");
+        // here the device (libdisni's null queue pair) refuses the prefix itself, so that failure,
+        // the earlier one, is what is reported
+        assertEquals(0, e.failedIndex(), e.getMessage());
+        assertTrue(e.getMessage().contains("ibv_post_send"), e.getMessage());
+    }
+
+    @Test
+    void receivesAreStagedAsOneChainWithTheirBuffers() {
+        ReceivePoster poster = new ReceivePoster(NULL_QUEUE_PAIR, attributes);
+        ReceiveWorkRequest first = new ReceiveWorkRequest(1).id(5);
+        first.sge(0).set(0x9000, 1024, 3);
+        first.sgeCount(1);
+        ReceiveWorkRequest second = new ReceiveWorkRequest(1).id(6);
+        second.sge(0).set(0xa000, 1024, 3);
+        second.sgeCount(1);
+        first.next(second);
+        assertRefusedAt(0, () -> poster.post(first));
+        PostRecords records = poster.records();
+        ByteBuffer b = records.buffer();
+        assertEquals(RECEIVE_RECORD, records.sgeAddress(0) - records.recordAddress(0), "SGEs follow the record");
+        assertEquals(5, b.getLong(records.recordOffset(0)));
+        assertEquals(records.recordAddress(1), b.getLong(records.recordOffset(0) + ReceivePoster.RECORD_NEXT));
+        assertEquals(records.sgeAddress(0), b.getLong(records.recordOffset(0) + ReceivePoster.RECORD_SG_LIST));
+        assertEquals(1, b.getInt(records.recordOffset(0) + ReceivePoster.RECORD_NUM_SGE));
+        assertEquals(0x9000, b.getLong(records.sgeOffset(0)));
+        assertEquals(6, b.getLong(records.recordOffset(1)));
+        assertEquals(0, b.getLong(records.recordOffset(1) + ReceivePoster.RECORD_NEXT));
+        assertEquals(0xa000, b.getLong(records.sgeOffset(1)));
+        assertEquals(1024, b.getInt(records.sgeOffset(1) + 8));
+
+        ReceiveWorkRequest tooMany = new ReceiveWorkRequest(2).id(7).sgeCount(2);
+        assertRefusedAt(0, () -> poster.post(tooMany));
     }
 
     private static void assertRefusedAt(int index, org.junit.jupiter.api.function.Executable post) {
         VerbsException e = assertThrows(VerbsException.class, post);
         assertEquals(Errno.EINVAL, e.errno(), e.getMessage());
         assertEquals(index, e.failedIndex(), e.getMessage());
-    }
-
-    private static StatefulVerbCall<?> call(SendPoster poster, int op, int sges) throws Exception {
-        Field calls = SendPoster.class.getDeclaredField("calls");
-        calls.setAccessible(true);
-        StatefulVerbCall<?> call = ((StatefulVerbCall<?>[][]) calls.get(poster))[op][sges];
-        assertTrue(call != null, "call built for opcode " + op + " with " + sges + " SGEs");
-        return call;
-    }
-
-    private static Object slotOf(ReceivePoster poster, long id) throws Exception {
-        Field slots = ReceivePoster.class.getDeclaredField("slots");
-        slots.setAccessible(true);
-        for (Object slot : (Object[]) slots.get(poster)) {
-            if (slot != null) {
-                Field slotId = slot.getClass().getDeclaredField("id");
-                slotId.setAccessible(true);
-                if (slotId.getLong(slot) == id) {
-                    return slot;
-                }
-            }
-        }
-        throw new AssertionError("no slot for receive " + id);
-    }
-
-    private static MemBuf commandOf(StatefulVerbCall<?> call) throws Exception {
-        Field cmd = call.getClass().getDeclaredField("cmd");
-        cmd.setAccessible(true);
-        return (MemBuf) cmd.get(call);
-    }
-
-    private static ByteBuffer recordsOf(StatefulVerbCall<?> call) throws Exception {
-        return commandOf(call).getBuffer().duplicate().order(ByteOrder.nativeOrder());
-    }
-
-    private static long addressOf(StatefulVerbCall<?> call) throws Exception {
-        return commandOf(call).address();
     }
 
     /** Only to build attributes: the posters never touch the completion queues. */

@@ -1198,7 +1198,7 @@ def transports_section(run):
             w("")
 
 
-HOST_CALLS = re.compile(r"Host server calls: (\d+) dispatched,.*; workers woken (\d+) times")
+HOST_CALLS = re.compile(r"Host server calls: (\d+) dispatched,.*; workers woken (\d+) times(?:, (\d+) added beside blocked calls)?")
 COUNTER_ROW = re.compile(r"^\s*([A-Z][A-Z_0-9]+)\s*\|\s*(\d+)\s*$")
 
 
@@ -1217,14 +1217,16 @@ def hand_off_per_call(text):
         return None
     per = lambda name: counters.get(name, 0) / calls
     dispatched, woken = int(host.group(1)), int(host.group(2))
+    # listings since the running-workers target (issue #33) also count the workers added beside blocked calls
+    added = "" if host.group(3) is None else "; %s workers were added beside calls taken for blocked" % host.group(3)
     return ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
             "%.2f, calls run on a loop thread %.2f (of them sent to the workers after all %.2f), SEND posts %.2f, "
             "completions %.2f; the host's workers were woken %.2f times per call they were handed "
-            "(%d wake-ups, %d calls dispatched, less those run on a loop thread)."
+            "(%d wake-ups, %d calls dispatched, less those run on a loop thread)%s."
             % (calls, per("LOOP_SLEEPS"), per("CALLS_RUN_ON_LOOP"), per("KEPT_CALLS_SENT_TO_WORKERS"),
                per("SEND_POSTS"), per("COMPLETIONS"),
                woken / max(1, dispatched - counters.get("CALLS_RUN_ON_LOOP", 0) + counters.get("KEPT_CALLS_SENT_TO_WORKERS", 0)),
-               woken, dispatched))
+               woken, dispatched, added))
 
 
 LATENCY_CONNECTION = re.compile(r"^(\S+) \((?:open|closing)\)$")

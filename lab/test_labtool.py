@@ -273,6 +273,13 @@ class HandOffPerCall(unittest.TestCase):
                       "loop thread 0.60 (of them sent to the workers after all 0.10), SEND posts 1.00, completions 2.50", line)
         # handed to the workers: 1000 - 600 + 100 = 500
         self.assertIn("woken 0.90 times per call they were handed (450 wake-ups, 1000 calls dispatched", line)
+        self.assertNotIn("blocked", line, "a listing from before the running-workers target")
+
+    def test_the_workers_added_beside_blocked_calls_when_the_listing_counts_them(self):
+        listing = self.LISTING.replace("workers woken 450 times.", "workers woken 450 times, 7 added beside blocked calls.")
+        line = labtool.hand_off_per_call(listing)
+        self.assertIn("(450 wake-ups, 1000 calls dispatched, less those run on a loop thread); 7 workers were added "
+                      "beside calls taken for blocked.", line)
 
     def test_a_listing_without_counters_gives_nothing(self):
         self.assertIsNone(labtool.hand_off_per_call("Host server calls: 5 dispatched, 0 failed (0 program Errors), 0 "

@@ -16,12 +16,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * poster writes DiSNI 2.1's send records itself, into a staging area it owns, and posts them
  * through {@link DisniExtensions#postSend}; DiSNI's own stateful call cannot do this, as it fixes
  * one request's opcode and SGE count when it is built. A chain longer than {@link #BATCH} goes in
- * pieces of {@code BATCH}, one post each, in order. Steady state allocates nothing.
- *
- * <p>Failures keep the contract's {@code failedIndex}: a request the poster refuses (opcode, SGE
- * count, inline length) is reported at its index after the requests before it were posted; a
- * request the device refuses is reported at the index ibv_post_send's bad_wr names, the requests
- * before it being posted.
+ * pieces of {@code BATCH}, one post each, in order ({@link ChainPoster}, with the failure
+ * indices). Steady state allocates nothing.
  *
  * <p>Send With Invalidate: the key to invalidate goes into imm_data / invalidate_rkey (one union in
  * ibv_send_wr, offset {@value #RECORD_INVALIDATE_RKEY} of the record), which libdisni passes
@@ -33,15 +29,9 @@ import org.rpcrdma4j.verbs.VerbsException;
  *
  * <p>Not thread-safe: the queue pair serialises posts.
  */
-final class SendPoster {
+final class SendPoster extends ChainPoster<SendWorkRequest> {
     /** enum ibv_wr_opcode IBV_WR_SEND_WITH_INV (DiSNI 2.1 names no constant for it). */
     static final int IBV_WR_SEND_WITH_INV = 9;
-    /** Requests per ibv_post_send: libdisni translates chains this long on its stack. */
-    static final int BATCH = 16;
-
-    static final int RECORD_NEXT = 8;
-    static final int RECORD_SG_LIST = 16;
-    static final int RECORD_NUM_SGE = 24;
     static final int RECORD_OPCODE = 28;
     static final int RECORD_SEND_FLAGS = 32;
     /** Offset of imm_data / invalidate_rkey in the send record. */
@@ -53,7 +43,6 @@ final class SendPoster {
     private final long qp;
     private final QueuePairAttributes attributes;
     private final boolean remoteInvalidation;
-    private final PostRecords records;
     private long posts;
 
     /**
@@ -62,37 +51,10 @@ final class SendPoster {
      *        without it such a request is refused with EINVAL before the device sees it
      */
     SendPoster(long qp, QueuePairAttributes attributes, boolean remoteInvalidation) {
+        super(DisniExtensions.SEND_RECORD_BYTES, attributes.maxSendSge());
         this.qp = qp;
         this.attributes = attributes;
         this.remoteInvalidation = remoteInvalidation;
-        this.records = new PostRecords(BATCH, DisniExtensions.SEND_RECORD_BYTES, attributes.maxSendSge());
-    }
-
-    /** Checks and posts the chain starting at first: one ibv_post_send per {@link #BATCH} requests. */
-    void post(SendWorkRequest first) throws VerbsException {
-        int batchStart = 0;
-        int written = 0;
-        int index = 0;
-        for (SendWorkRequest wr = first; wr != null; wr = wr.next(), index++) {
-            int ibvOpcode;
-            try {
-                ibvOpcode = check(wr, index);
-            } catch (VerbsException refused) {
-                if (written > 0) {
-                    execute(batchStart, written);
-                }
-                throw refused;
-            }
-            write(written, wr, ibvOpcode);
-            if (++written == BATCH) {
-                execute(batchStart, written);
-                batchStart += written;
-                written = 0;
-            }
-        }
-        if (written > 0) {
-            execute(batchStart, written);
-        }
     }
 
     /** @return how many times ibv_post_send was called: the doorbells rung */
@@ -100,14 +62,18 @@ final class SendPoster {
         return posts;
     }
 
-    /** The staging area (for tests: the records of the latest post). */
-    PostRecords records() {
-        return records;
+    @Override
+    SendWorkRequest next(SendWorkRequest wr) {
+        return wr.next();
     }
 
-    /** @return the request's enum ibv_wr_opcode, once it is known to be postable */
-    private int check(SendWorkRequest wr, int index) throws VerbsException {
-        int ibvOpcode = ibvOpcode(wr.opcode(), index);
+    @Override
+    void check(SendWorkRequest wr, int index) throws VerbsException {
+        int ibvOpcode = ibvOpcode(wr.opcode());
+        if (ibvOpcode < 0) {
+            // RDMA_READ_WITH_INV, LOCAL_INV, REG_MR: user-space verbs have no fast registration (the capabilities say no)
+            throw new VerbsException(wr.opcode() + " is not supported by user-space verbs", Errno.EINVAL, index);
+        }
         if (ibvOpcode == IBV_WR_SEND_WITH_INV && !remoteInvalidation) {
             throw new VerbsException(wr + ": the device cannot post SEND_WITH_INV (no IBV_DEVICE_MEM_MGT_EXTENSIONS)", Errno.EINVAL, index);
         }
@@ -117,17 +83,15 @@ final class SendPoster {
         if ((wr.flags() & SendWorkRequest.INLINE) != 0 && inlineLength(wr) > attributes.maxInlineData()) {
             throw new VerbsException(wr + " carries more inline data than " + attributes.maxInlineData(), Errno.EINVAL, index);
         }
-        return ibvOpcode;
     }
 
-    private void write(int slot, SendWorkRequest wr, int ibvOpcode) {
+    @Override
+    void write(int slot, SendWorkRequest wr) {
+        int ibvOpcode = ibvOpcode(wr.opcode());
+        int sges = wr.sgeCount();
+        writeHead(slot, wr.id(), sges);
         ByteBuffer b = records.buffer();
         int at = records.recordOffset(slot);
-        int sges = wr.sgeCount();
-        b.putLong(at, wr.id());
-        b.putLong(at + RECORD_NEXT, 0L);
-        b.putLong(at + RECORD_SG_LIST, records.sgeAddress(slot));
-        b.putInt(at + RECORD_NUM_SGE, sges);
         b.putInt(at + RECORD_OPCODE, ibvOpcode);
         b.putInt(at + RECORD_SEND_FLAGS, wr.flags());
         boolean invalidate = ibvOpcode == IBV_WR_SEND_WITH_INV;
@@ -139,21 +103,22 @@ final class SendPoster {
         for (int i = 0; i < sges; i++) {
             records.putSge(slot, i, wr.sge(i));
         }
-        records.link(slot, RECORD_NEXT);
+        link(slot);
     }
 
-    /** Posts the first count records; batchStart is the chain index of the first. */
-    private void execute(int batchStart, int count) throws VerbsException {
+    @Override
+    void postRecords(long first) throws IOException {
         posts++;
-        try {
-            DisniExtensions.postSend(qp, records.recordAddress(0));
-        } catch (IOException e) {
-            VerbsException v = DisniErrors.toVerbs("ibv_post_send of " + count + " work request(s)", e);
-            throw new VerbsException(v.getMessage(), v.errno(), batchStart + Math.max(0, v.failedIndex()));
-        }
+        DisniExtensions.postSend(qp, first);
     }
 
-    private static int ibvOpcode(SendOpcode opcode, int index) throws VerbsException {
+    @Override
+    String postName() {
+        return "ibv_post_send";
+    }
+
+    /** @return the enum ibv_wr_opcode, or -1 for an opcode user-space verbs cannot post */
+    private static int ibvOpcode(SendOpcode opcode) {
         switch (opcode) {
             case SEND:
                 return IbvSendWR.IBV_WR_SEND;
@@ -164,8 +129,7 @@ final class SendPoster {
             case SEND_WITH_INV:
                 return IBV_WR_SEND_WITH_INV;
             default:
-                // RDMA_READ_WITH_INV, LOCAL_INV, REG_MR: user-space verbs have no fast registration (the capabilities say no)
-                throw new VerbsException(opcode + " is not supported by user-space verbs", Errno.EINVAL, index);
+                return -1;
         }
     }
 

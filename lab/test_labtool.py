@@ -275,6 +275,16 @@ class HandOffPerCall(unittest.TestCase):
         self.assertIn("woken 0.90 times per call they were handed (450 wake-ups, 1000 calls dispatched", line)
         self.assertNotIn("blocked", line, "a listing from before the running-workers target")
 
+    def test_with_a_listing_after_the_measured_rounds_only_it_is_put_per_call(self):
+        later = self.LISTING.replace("CALLS_DELIVERED            |   1000", "CALLS_DELIVERED            |     10")
+        md = LatencyTable.report_with(self, ["transports\trxe.rounds\ttransports-rounds-rxe.txt",
+                                             "transports\trxe\ttransports-rxe.txt"],
+                                      {"transports-rounds-rxe.txt": self.LISTING, "transports-rxe.txt": later})
+        self.assertIn("rxe, after the measured rounds (the counters the figures below are per call of):", md)
+        self.assertIn("rxe (Karaf 4.4.10 `bin/client` under `script`'s pseudo-terminal):", md)
+        self.assertEqual(1, md.count("Per call delivered over RDMA"), md)
+        self.assertIn("Per call delivered over RDMA (1000 calls,", md)
+
     def test_the_workers_added_beside_blocked_calls_when_the_listing_counts_them(self):
         listing = self.LISTING.replace("workers woken 450 times.", "workers woken 450 times, 7 added beside blocked calls.")
         line = labtool.hand_off_per_call(listing)

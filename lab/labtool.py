@@ -1188,7 +1188,7 @@ def transports_section(run):
             text = "(no output)"
         text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).strip()
         if t.fabric.endswith(".rounds"):
-            # since the running-workers target (issue #33): the listing right after the measured
+            # lab runs after 2026-12-06-0959 (issue #33): the listing right after the measured
             # rounds, before the parallel mounts restart the transport and its counters
             w("%s, after the measured rounds (the counters the figures below are per call of):" % t.fabric[:-len(".rounds")])
         else:
@@ -1224,7 +1224,8 @@ def hand_off_per_call(text):
         return None
     per = lambda name: counters.get(name, 0) / calls
     dispatched, woken = int(host.group(1)), int(host.group(2))
-    # listings since the running-workers target (issue #33) also count the workers added beside blocked calls
+    # the listings of run 2026-12-06-0959 (the host server's running-workers target, measured and
+    # reverted: issue #33) also count the workers added beside blocked calls
     added = "" if host.group(3) is None else "; %s workers were added beside calls taken for blocked" % host.group(3)
     return ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
             "%.2f, calls run on a loop thread %.2f (of them sent to the workers after all %.2f), SEND posts %.2f, "

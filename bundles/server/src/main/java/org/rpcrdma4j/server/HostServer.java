@@ -42,18 +42,6 @@ public final class HostServer implements AutoCloseable, HostServerStatistics {
     /** Upper bound on {@code maxQueuedCallsPerConnection} accepted from configuration. */
     public static final int MAX_QUEUED_CALLS_PER_CONNECTION = 1_000_000;
 
-    /** Default {@code runningWorkers}: 0, as many as the machine has CPUs. */
-    public static final int DEFAULT_RUNNING_WORKERS = 0;
-
-    /**
-     * Default {@code blockedCallMillis}: a call that has run 10 ms is taken for blocked (disk, a
-     * lock), far beyond an NFS operation's CPU time on today's servers.
-     */
-    public static final int DEFAULT_BLOCKED_CALL_MILLIS = 10;
-
-    /** Upper bound on {@code blockedCallMillis} accepted from configuration. */
-    public static final int MAX_BLOCKED_CALL_MILLIS = 60_000;
-
     /** Seconds {@link #close} waits for running calls to finish. */
     private static final int DRAIN_SECONDS = 10;
 
@@ -84,36 +72,12 @@ public final class HostServer implements AutoCloseable, HostServerStatistics {
      * @throws IllegalArgumentException naming the setting when out of range
      */
     public HostServer(int workerThreads, int maxQueuedCallsPerConnection) {
-        this(workerThreads, maxQueuedCallsPerConnection, DEFAULT_RUNNING_WORKERS, DEFAULT_BLOCKED_CALL_MILLIS);
-    }
-
-    /**
-     * @param workerThreads threads that run program code, 1 to {@value #MAX_WORKER_THREADS}
-     * @param maxQueuedCallsPerConnection as {@link #HostServer(int, int)}
-     * @param runningWorkers workers that run calls at once before a queued call stops waking
-     *        another (a worker back from a call takes the next): 0 for as many as the machine has
-     *        CPUs, else 1 to {@value #MAX_WORKER_THREADS}; at most workerThreads are used
-     * @param blockedCallMillis a call running this long counts as blocked, and a waiting worker
-     *        is added beside it while calls wait: 1 to {@value #MAX_BLOCKED_CALL_MILLIS}
-     * @throws IllegalArgumentException naming the setting when out of range
-     */
-    public HostServer(int workerThreads, int maxQueuedCallsPerConnection, int runningWorkers, int blockedCallMillis) {
         if (workerThreads < 1 || workerThreads > MAX_WORKER_THREADS) {
             throw new IllegalArgumentException("workerThreads must be 1.." + MAX_WORKER_THREADS
                     + ", was " + workerThreads);
         }
         checkMaxQueuedCallsPerConnection(maxQueuedCallsPerConnection);
-        if (runningWorkers < 0 || runningWorkers > MAX_WORKER_THREADS) {
-            throw new IllegalArgumentException("runningWorkers must be 0 (as many as CPUs) or 1.." + MAX_WORKER_THREADS
-                    + ", was " + runningWorkers);
-        }
-        if (blockedCallMillis < 1 || blockedCallMillis > MAX_BLOCKED_CALL_MILLIS) {
-            throw new IllegalArgumentException("blockedCallMillis must be 1.." + MAX_BLOCKED_CALL_MILLIS
-                    + ", was " + blockedCallMillis);
-        }
-        int target = runningWorkers == 0 ? Runtime.getRuntime().availableProcessors() : runningWorkers;
-        this.workers = new WorkerPool(workerThreads, maxQueuedCallsPerConnection, Math.min(target, workerThreads),
-                blockedCallMillis, new WorkerThreadFactory());
+        this.workers = new WorkerPool(workerThreads, maxQueuedCallsPerConnection, new WorkerThreadFactory());
         this.dispatcher = new RpcCallDispatcher(programs, workers::execute);
     }
 
@@ -140,11 +104,6 @@ public final class HostServer implements AutoCloseable, HostServerStatistics {
     @Override
     public long workerWakeups() {
         return workers.wakeups();
-    }
-
-    @Override
-    public long workersAddedForBlockedCalls() {
-        return workers.addedForBlockedCalls();
     }
 
     @Override

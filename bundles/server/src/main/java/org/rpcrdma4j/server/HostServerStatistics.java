@@ -32,12 +32,4 @@ public interface HostServerStatistics {
      * the hand-off's cost per call (calls a transport's own thread ran need none).
      */
     long workerWakeups();
-
-    /**
-     * Workers added beside calls counted as blocked: while the running-workers target held
-     * queued calls back, calls had run longer than blockedCallMillis, so a waiting worker took
-     * one. High against {@link #dispatchedCalls()}: calls block often, and runningWorkers may be
-     * too low for this workload.
-     */
-    long workersAddedForBlockedCalls();
 }

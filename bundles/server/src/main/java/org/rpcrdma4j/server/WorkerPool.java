@@ -27,18 +27,6 @@ import org.slf4j.LoggerFactory;
  * cannot reach a bound as large as its receive contexts: what it holds, queued or running, is
  * bounded by them, and a client beyond its credits meets RNR, back-pressured at its own device.
  *
- * <p>Running workers ({@code runningWorkers}): a call is handed to a waiting worker only while
- * fewer than that many run calls (by default as many as the machine has CPUs). A worker back from
- * a call takes the next at once, so under load a few workers run call after call and the others
- * sleep, instead of every queued call waking a worker of its own (each wake-up a futex call and
- * a trip through the scheduler; on a machine with few CPUs the woken threads only take turns on
- * them). Calls that block (disk, a lock, a call waiting for another) must not leave the queue
- * unserved: while the target holds calls back, one waiting worker watches, waking every
- * {@code blockedCallMillis}; when fewer than the target of the running workers are in a call
- * that started less than that long ago (the others count as blocked), it takes a call itself.
- * So a pool whose calls all block grows by one worker per {@code blockedCallMillis} up to
- * {@code workerThreads}, as long as calls wait, and an idle pool costs no wake-up.
- *
  * <p>Threading: {@link #execute} from any thread; a short lock, no allocation in steady state
  * (emptied queues are reused). A call that throws (anything, an Error too) is logged and costs
  * no worker thread.
@@ -66,52 +54,24 @@ final class WorkerPool {
     private final int maxQueuedPerConnection;
     private final Thread[] threads;
     private final LongAdder refusedOverBound = new LongAdder();
-    /** How many workers may run calls before a queued call stops waking a waiting worker. */
-    private final int runningTarget;
-    /** A call running longer than this counts as blocked: the watcher may add a worker beside it. */
-    private final long blockedCallNanos;
-    /** Per worker: when its current call started (System.nanoTime(), never 0), or 0. Under {@link #lock}. */
-    private final long[] callStartedAt;
     private State state = State.RUNNING;
-    /** Worker threads not yet ended. */
     private int running;
-    /** Workers waiting for a call (in {@link #awaitCall}). Under {@link #lock}. */
-    private int waiting;
-    /** A waiting worker watches for blocked calls (timed waits). Under {@link #lock}. */
-    private boolean watcherPresent;
     /** Times a worker waiting for a call was woken (under {@link #lock}): see {@link #wakeups()}. */
     private long wakeups;
-    /** Workers added beside calls counted as blocked (under {@link #lock}). */
-    private long addedForBlockedCalls;
-
-    /** A pool whose every worker may run calls at once (no running target). */
-    WorkerPool(int threads, int maxQueuedPerConnection, ThreadFactory factory) {
-        this(threads, maxQueuedPerConnection, threads, 1, factory);
-    }
 
     /**
      * @param threads worker threads, at least 1 (started here)
      * @param maxQueuedPerConnection calls one connection may have waiting, at least 1
-     * @param runningTarget workers that may run calls before queued calls stop waking others, 1
-     *        to threads
-     * @param blockedCallMillis a call running this long counts as blocked, at least 1
      * @param factory makes the worker threads
      */
-    WorkerPool(int threads, int maxQueuedPerConnection, int runningTarget, int blockedCallMillis, ThreadFactory factory) {
-        if (threads < 1 || maxQueuedPerConnection < 1 || blockedCallMillis < 1) {
-            throw new IllegalArgumentException("threads, maxQueuedPerConnection and blockedCallMillis must be positive");
-        }
-        if (runningTarget < 1 || runningTarget > threads) {
-            throw new IllegalArgumentException("runningTarget must be 1.." + threads + ", was " + runningTarget);
+    WorkerPool(int threads, int maxQueuedPerConnection, ThreadFactory factory) {
+        if (threads < 1 || maxQueuedPerConnection < 1) {
+            throw new IllegalArgumentException("threads and maxQueuedPerConnection must be positive");
         }
         this.maxQueuedPerConnection = maxQueuedPerConnection;
-        this.runningTarget = runningTarget;
-        this.blockedCallNanos = TimeUnit.MILLISECONDS.toNanos(blockedCallMillis);
-        this.callStartedAt = new long[threads];
         this.threads = new Thread[threads];
         for (int i = 0; i < threads; i++) {
-            int worker = i;
-            this.threads[i] = factory.newThread(() -> work(worker));
+            this.threads[i] = factory.newThread(this::work);
         }
         running = threads;
         for (Thread t : this.threads) {
@@ -138,7 +98,7 @@ final class WorkerPool {
                 queue.connection = connection;
                 queues.put(connection, queue);
                 ready.add(queue);
-                wakeWorker();
+                workReady.signal();
             } else if (queue.calls.size() >= maxQueuedPerConnection) {
                 refusedOverBound.increment();
                 throw new RejectedExecutionException("connection " + connection + " already has "
@@ -165,19 +125,6 @@ final class WorkerPool {
         lock.lock();
         try {
             return wakeups;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * @return workers the watcher added beside calls that ran longer than blockedCallMillis (the
-     *         running target held back by blocked calls)
-     */
-    long addedForBlockedCalls() {
-        lock.lock();
-        try {
-            return addedForBlockedCalls;
         } finally {
             lock.unlock();
         }
@@ -240,10 +187,10 @@ final class WorkerPool {
         }
     }
 
-    private void work(int worker) {
+    private void work() {
         try {
             Runnable call;
-            while ((call = take(worker)) != null) {
+            while ((call = take()) != null) {
                 try {
                     call.run();
                 } catch (Throwable e) {
@@ -264,26 +211,30 @@ final class WorkerPool {
 
     /**
      * take() - the next call: the first call of the connection whose turn it is; a connection
-     * with more calls waiting goes to the back of the line (and another worker is woken for it,
-     * within the running target). A worker back from a call takes the next one at once, within
-     * the target.
+     * with more calls waiting goes to the back of the line (and another worker is woken for it).
      *
      * @return null when the worker is to end (shut down and nothing left, or stopped)
      */
-    private Runnable take(int worker) {
+    private Runnable take() {
         lock.lock();
         try {
-            callStartedAt[worker] = 0;
-            // Back from a call (or just started), a worker takes the next call at once unless
-            // more than the target run calls (workers added beside blocked calls, whose calls
-            // ended): then it waits, and the pool shrinks back to the target.
-            if ((ready.isEmpty() || runningCalls() > runningTarget) && !awaitCall()) {
-                return null;
+            ConnectionQueue queue;
+            while ((queue = ready.poll()) == null) {
+                if (state != State.RUNNING) {
+                    return null;
+                }
+                try {
+                    workReady.await();
+                    wakeups++;
+                } catch (InterruptedException e) {
+                    if (state == State.STOP) {
+                        return null;
+                    }
+                }
             }
             if (state == State.STOP) {
                 return null;
             }
-            ConnectionQueue queue = ready.poll();
             Runnable call = queue.calls.poll();
             if (queue.calls.isEmpty()) {
                 queues.remove(queue.connection);
@@ -293,95 +244,11 @@ final class WorkerPool {
                 }
             } else {
                 ready.add(queue);
-                wakeWorker();
+                workReady.signal();
             }
-            long now = System.nanoTime();
-            callStartedAt[worker] = now != 0 ? now : 1;
             return call;
         } finally {
             lock.unlock();
-        }
-    }
-
-    /**
-     * awaitCall() - under {@link #lock}: wait until a call is queued and this worker may run it
-     * (fewer than the running target run calls, or, as the watcher, fewer than the target run
-     * calls that are not blocked), or the pool shuts down.
-     *
-     * @return true when a call is queued for this worker to take; false when the worker is to end
-     */
-    private boolean awaitCall() {
-        waiting++;
-        boolean watcher = false;
-        try {
-            while (true) {
-                if (state == State.STOP) {
-                    return false;
-                }
-                if (state == State.SHUTDOWN) {
-                    return !ready.isEmpty(); // drain what is queued, target or not
-                }
-                if (!ready.isEmpty()) {
-                    if (runningCalls() < runningTarget) {
-                        return true;
-                    }
-                    if (watcher && runningCalls() - blockedCalls() < runningTarget) {
-                        addedForBlockedCalls++;
-                        return true;
-                    }
-                    if (!watcherPresent) {
-                        watcherPresent = true;
-                        watcher = true;
-                    }
-                } else if (watcher) {
-                    // nothing waits any more: stop watching
-                    watcherPresent = false;
-                    watcher = false;
-                }
-                try {
-                    if (watcher) {
-                        workReady.awaitNanos(blockedCallNanos);
-                    } else {
-                        workReady.await();
-                    }
-                    wakeups++;
-                } catch (InterruptedException e) {
-                    // only shutdownNow() interrupts; the loop sees STOP
-                }
-            }
-        } finally {
-            if (watcher) {
-                watcherPresent = false;
-            }
-            waiting--;
-        }
-    }
-
-    /** Under {@link #lock}: workers running calls (or between two), not waiting. */
-    private int runningCalls() {
-        return running - waiting;
-    }
-
-    /** Under {@link #lock}: workers in a call that started blockedCallMillis ago or earlier. */
-    private int blockedCalls() {
-        long now = System.nanoTime();
-        int blocked = 0;
-        for (long started : callStartedAt) {
-            if (started != 0 && now - started >= blockedCallNanos) {
-                blocked++;
-            }
-        }
-        return blocked;
-    }
-
-    /**
-     * wakeWorker() - under {@link #lock}: a call was queued. Wake a waiting worker when fewer than
-     * the running target run calls, or, when the target is reached and nobody watches, one to
-     * watch for blocked calls. Otherwise a running worker takes the call when back from its own.
-     */
-    private void wakeWorker() {
-        if (waiting > 0 && (runningCalls() < runningTarget || !watcherPresent)) {
-            workReady.signal();
         }
     }
 }

@@ -12,7 +12,7 @@
  * together and is usable without OSGi.
  */
 @Export
-@Version("0.4.0")
+@Version("0.3.0")
 package org.rpcrdma4j.server;
 
 import org.osgi.annotation.bundle.Export;

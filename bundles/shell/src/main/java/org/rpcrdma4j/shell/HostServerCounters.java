@@ -39,9 +39,4 @@ final class HostServerCounters implements HostServerMXBean {
     public long getWorkerWakeups() {
         return host.workerWakeups();
     }
-
-    @Override
-    public long getWorkersAddedForBlockedCalls() {
-        return host.workersAddedForBlockedCalls();
-    }
 }

@@ -23,7 +23,4 @@ public interface HostServerMXBean {
 
     /** Times a worker waiting for a call was woken (a thread wake-up per call that found no worker running). */
     long getWorkerWakeups();
-
-    /** Workers added beside calls that ran longer than blockedCallMillis (the running target held back by blocked calls). */
-    long getWorkersAddedForBlockedCalls();
 }

@@ -62,8 +62,7 @@ final class TransportListing {
         return "Host server calls: " + host.dispatchedCalls() + " dispatched, " + host.failedCalls() + " failed ("
                 + host.programErrorCalls() + " program Errors), " + host.malformedMessages()
                 + " malformed RPC headers refused, " + host.callsRefusedOverConnectionBound()
-                + " refused over the per-connection queue bound; workers woken " + host.workerWakeups() + " times, "
-                + host.workersAddedForBlockedCalls() + " added beside blocked calls.";
+                + " refused over the per-connection queue bound; workers woken " + host.workerWakeups() + " times.";
     }
 
     /**

@@ -34,10 +34,9 @@ class ListingTest {
             @Override public long malformedMessages() { return 5; }
             @Override public long callsRefusedOverConnectionBound() { return 3; }
             @Override public long workerWakeups() { return 900; }
-            @Override public long workersAddedForBlockedCalls() { return 4; }
         };
         assertEquals("Host server calls: 1200 dispatched, 7 failed (2 program Errors), 5 malformed RPC headers "
-                + "refused, 3 refused over the per-connection queue bound; workers woken 900 times, 4 added beside blocked calls.",
+                + "refused, 3 refused over the per-connection queue bound; workers woken 900 times.",
                 TransportListing.hostCalls(host));
         assertEquals("Host server: not running (feature rpcrdma4j-server).", TransportListing.hostCalls(null));
     }

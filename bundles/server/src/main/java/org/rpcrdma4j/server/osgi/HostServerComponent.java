@@ -54,28 +54,13 @@ public final class HostServerComponent implements HostServerStatistics {
                         + "default, 8192, is the most receive contexts an RPC-over-RDMA connection can be given: "
                         + "such a connection is held back by its credits first. 1 to 1000000.")
         int maxQueuedCallsPerConnection() default HostServer.DEFAULT_MAX_QUEUED_CALLS_PER_CONNECTION;
-
-        @AttributeDefinition(name = "Running workers", min = "0", max = "1024",
-                description = "Workers that run calls at once before a queued call stops waking another: a "
-                        + "worker back from a call takes the next, so under load a few workers run call after call "
-                        + "instead of each call waking a worker of its own. 0 (the default): as many as the "
-                        + "machine has CPUs. At most workerThreads are used. 0 to 1024.")
-        int runningWorkers() default HostServer.DEFAULT_RUNNING_WORKERS;
-
-        @AttributeDefinition(name = "Blocked call (ms)", min = "1", max = "60000",
-                description = "A call that has run this long counts as blocked (disk, a lock): while calls wait "
-                        + "and fewer than runningWorkers run unblocked, a waiting worker takes one; so a pool "
-                        + "whose calls block grows by a worker per this period, up to workerThreads. 1 to 60000; "
-                        + "default 10.")
-        int blockedCallMillis() default HostServer.DEFAULT_BLOCKED_CALL_MILLIS;
     }
 
     private final HostServer host;
 
     @Activate
     public HostServerComponent(Config config) {
-        this.host = new HostServer(config.workerThreads(), config.maxQueuedCallsPerConnection(), config.runningWorkers(),
-                config.blockedCallMillis());
+        this.host = new HostServer(config.workerThreads(), config.maxQueuedCallsPerConnection());
     }
 
     @Deactivate
@@ -111,11 +96,6 @@ public final class HostServerComponent implements HostServerStatistics {
     @Override
     public long workerWakeups() {
         return host.workerWakeups();
-    }
-
-    @Override
-    public long workersAddedForBlockedCalls() {
-        return host.workersAddedForBlockedCalls();
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,

@@ -10,6 +10,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.concurrent.TimeUnit;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
@@ -80,7 +82,7 @@ public class NfsExportIT extends KarafTestSupport {
 
             // MOUNT v3 MNT "/export": fhs_status, fhandle3, auth flavors.
             MountResult mounted = new MountResult();
-            mount(transport, root, mounted);
+            mountOnceServed(transport, root, mounted);
             assertEquals("MNT3_OK", 0, mounted.status);
             assertTrue("a file handle of 1..64 bytes", mounted.handle.length > 0 && mounted.handle.length <= 64);
 
@@ -92,9 +94,25 @@ public class NfsExportIT extends KarafTestSupport {
         }
     }
 
-    private static void mount(RpcTransport transport, RpcAuthTypeUnix auth, MountResult result)
+    /**
+     * MOUNT once the program is served: the TCP transport can be up before the NFS component has
+     * read etc/org.rpcrdma4j.nfs3.cfg and registered its programs (fileinstall polls etc/ every
+     * 5 s in the assembly), and until then the host answers PROG_UNAVAIL.
+     */
+    private static void mountOnceServed(RpcTransport transport, RpcAuthTypeUnix auth, MountResult result)
             throws Exception {
-        new RpcCall(MOUNT, 3, auth, transport).call(MOUNTPROC3_MNT, new XdrString("/export"), result);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                new RpcCall(MOUNT, 3, auth, transport).call(MOUNTPROC3_MNT, new XdrString("/export"), result);
+                return;
+            } catch (OncRpcAcceptedException e) {
+                if (!"PROG_UNAVAIL".equals(e.getMessage()) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** mountres3: status, then on success a variable-length handle and a list of auth flavors. */

@@ -1,7 +1,6 @@
 package org.rpcrdma4j.verbs.disni;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import org.rpcrdma4j.verbs.VerbsException;
 
 /**
@@ -22,13 +21,7 @@ abstract class ChainPoster<W> {
     /** Requests per post: libdisni translates chains this long on its stack. */
     static final int BATCH = 16;
 
-    /** Offsets in a send and in a receive record alike: wr_id u64 at 0, then these. */
-    static final int RECORD_NEXT = 8;
-    static final int RECORD_SG_LIST = 16;
-    static final int RECORD_NUM_SGE = 24;
-
-    /** The staging area of this poster's records. */
-    final PostRecords records;
+    private final PostRecords records;
 
     ChainPoster(int recordBytes, int maxSge) {
         this.records = new PostRecords(BATCH, recordBytes, maxSge);
@@ -60,28 +53,9 @@ abstract class ChainPoster<W> {
         }
     }
 
-    /** The staging area (for tests: the records of the latest post). */
+    /** The staging area the records are written into (tests read the latest post from it). */
     final PostRecords records() {
         return records;
-    }
-
-    /**
-     * Writes the fields a send and a receive record share into the slot: the id, the end of the
-     * chain (until the next slot links in), the slot's SGE array and its count. The caller writes
-     * the SGEs ({@link PostRecords#putSge}) and then links the slot ({@link #link}).
-     */
-    final void writeHead(int slot, long id, int sges) {
-        ByteBuffer b = records.buffer();
-        int at = records.recordOffset(slot);
-        b.putLong(at, id);
-        b.putLong(at + RECORD_NEXT, 0L);
-        b.putLong(at + RECORD_SG_LIST, records.sgeAddress(slot));
-        b.putInt(at + RECORD_NUM_SGE, sges);
-    }
-
-    /** Links the previous slot's record to this one's; the latest written ends the chain. */
-    final void link(int slot) {
-        records.link(slot, RECORD_NEXT);
     }
 
     /** @return the request after wr in its chain, or null */

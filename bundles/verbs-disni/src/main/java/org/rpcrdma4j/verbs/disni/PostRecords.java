@@ -14,6 +14,11 @@ import org.rpcrdma4j.verbs.ScatterGatherElement;
  * JVM's and goes with the buffer.
  */
 final class PostRecords {
+    /** Offsets in a send and in a receive record alike: wr_id u64 at 0, then these. */
+    static final int RECORD_NEXT = 8;
+    static final int RECORD_SG_LIST = 16;
+    static final int RECORD_NUM_SGE = 24;
+
     private final ByteBuffer buffer;
     private final long address;
     private final int stride;
@@ -61,12 +66,25 @@ final class PostRecords {
     }
 
     /**
-     * Links the previous slot's record to this one (nextOffset: where a record keeps "next");
-     * slot 0 starts the chain. A record is written with next = 0, so the latest ends the chain.
+     * Writes the fields a send and a receive record share into the slot: the id, the end of the
+     * chain (until the next slot links in), the slot's SGE array and its count. The caller then
+     * writes the SGEs ({@link #putSge}) and links the slot ({@link #link}).
      */
-    void link(int slot, int nextOffset) {
+    void writeHead(int slot, long id, int sges) {
+        int at = recordOffset(slot);
+        buffer.putLong(at, id);
+        buffer.putLong(at + RECORD_NEXT, 0L);
+        buffer.putLong(at + RECORD_SG_LIST, sgeAddress(slot));
+        buffer.putInt(at + RECORD_NUM_SGE, sges);
+    }
+
+    /**
+     * Links the previous slot's record to this one; slot 0 starts the chain. A record is written
+     * with next = 0, so the latest ends the chain.
+     */
+    void link(int slot) {
         if (slot > 0) {
-            buffer.putLong(recordOffset(slot - 1) + nextOffset, recordAddress(slot));
+            buffer.putLong(recordOffset(slot - 1) + RECORD_NEXT, recordAddress(slot));
         }
     }
 }

@@ -44,11 +44,12 @@ final class ReceivePoster extends ChainPoster<ReceiveWorkRequest> {
     @Override
     void write(int slot, ReceiveWorkRequest wr) {
         int sges = wr.sgeCount();
-        writeHead(slot, wr.id(), sges);
+        PostRecords records = records();
+        records.writeHead(slot, wr.id(), sges);
         for (int i = 0; i < sges; i++) {
             records.putSge(slot, i, wr.sge(i));
         }
-        link(slot);
+        records.link(slot);
     }
 
     @Override

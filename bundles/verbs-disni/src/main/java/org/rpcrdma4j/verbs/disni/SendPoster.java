@@ -89,7 +89,8 @@ final class SendPoster extends ChainPoster<SendWorkRequest> {
     void write(int slot, SendWorkRequest wr) {
         int ibvOpcode = ibvOpcode(wr.opcode());
         int sges = wr.sgeCount();
-        writeHead(slot, wr.id(), sges);
+        PostRecords records = records();
+        records.writeHead(slot, wr.id(), sges);
         ByteBuffer b = records.buffer();
         int at = records.recordOffset(slot);
         b.putInt(at + RECORD_OPCODE, ibvOpcode);
@@ -103,7 +104,7 @@ final class SendPoster extends ChainPoster<SendWorkRequest> {
         for (int i = 0; i < sges; i++) {
             records.putSge(slot, i, wr.sge(i));
         }
-        link(slot);
+        records.link(slot);
     }
 
     @Override

@@ -58,10 +58,10 @@ class PostersTest {
         ByteBuffer b = records.buffer();
         int first = records.recordOffset(0);
         assertEquals(41, b.getLong(first));
-        assertEquals(records.recordAddress(1), b.getLong(first + SendPoster.RECORD_NEXT), "linked to the Send");
-        assertEquals(records.sgeAddress(0), b.getLong(first + SendPoster.RECORD_SG_LIST));
+        assertEquals(records.recordAddress(1), b.getLong(first + PostRecords.RECORD_NEXT), "linked to the Send");
+        assertEquals(records.sgeAddress(0), b.getLong(first + PostRecords.RECORD_SG_LIST));
         assertEquals(SEND_RECORD, records.sgeAddress(0) - records.recordAddress(0), "SGEs follow the record");
-        assertEquals(2, b.getInt(first + SendPoster.RECORD_NUM_SGE));
+        assertEquals(2, b.getInt(first + PostRecords.RECORD_NUM_SGE));
         assertEquals(0, b.getInt(first + SendPoster.RECORD_OPCODE), "IBV_WR_RDMA_WRITE");
         assertEquals(0, b.getInt(first + SendPoster.RECORD_SEND_FLAGS), "unsignaled");
         assertEquals(0x7f0000001000L, b.getLong(first + SendPoster.RECORD_REMOTE_ADDRESS));
@@ -74,7 +74,7 @@ class PostersTest {
 
         int second = records.recordOffset(1);
         assertEquals(42, b.getLong(second));
-        assertEquals(0, b.getLong(second + SendPoster.RECORD_NEXT), "the chain ends at the Send");
+        assertEquals(0, b.getLong(second + PostRecords.RECORD_NEXT), "the chain ends at the Send");
         assertEquals(9, b.getInt(second + SendPoster.RECORD_OPCODE), "enum ibv_wr_opcode IBV_WR_SEND_WITH_INV");
         assertEquals(SendWorkRequest.SIGNALED, b.getInt(second + SendPoster.RECORD_SEND_FLAGS));
         assertEquals(0x12345678, b.getInt(second + SendPoster.RECORD_INVALIDATE_RKEY), "invalidate_rkey");
@@ -87,7 +87,7 @@ class PostersTest {
         assertRefusedAt(0, () -> poster.post(plain));
         assertEquals(2, poster.posts());
         assertEquals(43, b.getLong(first), "the staging area is reused from its first slot");
-        assertEquals(0, b.getLong(first + SendPoster.RECORD_NEXT), "a chain of one ends at once");
+        assertEquals(0, b.getLong(first + PostRecords.RECORD_NEXT), "a chain of one ends at once");
         assertEquals(0, b.getInt(first + SendPoster.RECORD_INVALIDATE_RKEY), "a plain SEND invalidates nothing");
     }
 
@@ -108,8 +108,8 @@ class PostersTest {
         ByteBuffer b = records.buffer();
         int last = records.recordOffset(SendPoster.BATCH - 1);
         assertEquals(SendPoster.BATCH, b.getLong(last), "the piece holds the first BATCH requests");
-        assertEquals(0, b.getLong(last + SendPoster.RECORD_NEXT), "and ends there");
-        assertEquals(records.recordAddress(SendPoster.BATCH - 1), b.getLong(records.recordOffset(SendPoster.BATCH - 2) + SendPoster.RECORD_NEXT));
+        assertEquals(0, b.getLong(last + PostRecords.RECORD_NEXT), "and ends there");
+        assertEquals(records.recordAddress(SendPoster.BATCH - 1), b.getLong(records.recordOffset(SendPoster.BATCH - 2) + PostRecords.RECORD_NEXT));
     }
 
     @Test
@@ -158,12 +158,12 @@ class PostersTest {
         ByteBuffer b = records.buffer();
         assertEquals(RECEIVE_RECORD, records.sgeAddress(0) - records.recordAddress(0), "SGEs follow the record");
         assertEquals(5, b.getLong(records.recordOffset(0)));
-        assertEquals(records.recordAddress(1), b.getLong(records.recordOffset(0) + ReceivePoster.RECORD_NEXT));
-        assertEquals(records.sgeAddress(0), b.getLong(records.recordOffset(0) + ReceivePoster.RECORD_SG_LIST));
-        assertEquals(1, b.getInt(records.recordOffset(0) + ReceivePoster.RECORD_NUM_SGE));
+        assertEquals(records.recordAddress(1), b.getLong(records.recordOffset(0) + PostRecords.RECORD_NEXT));
+        assertEquals(records.sgeAddress(0), b.getLong(records.recordOffset(0) + PostRecords.RECORD_SG_LIST));
+        assertEquals(1, b.getInt(records.recordOffset(0) + PostRecords.RECORD_NUM_SGE));
         assertEquals(0x9000, b.getLong(records.sgeOffset(0)));
         assertEquals(6, b.getLong(records.recordOffset(1)));
-        assertEquals(0, b.getLong(records.recordOffset(1) + ReceivePoster.RECORD_NEXT));
+        assertEquals(0, b.getLong(records.recordOffset(1) + PostRecords.RECORD_NEXT));
         assertEquals(0xa000, b.getLong(records.sgeOffset(1)));
         assertEquals(1024, b.getInt(records.sgeOffset(1) + 8));
 

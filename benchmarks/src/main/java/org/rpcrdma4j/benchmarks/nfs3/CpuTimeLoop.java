@@ -33,6 +33,7 @@ public final class CpuTimeLoop {
             rows.put("handleCheckMac", b::handleCheckMac);
             rows.put("handleResolve", b::handleResolve);
             rows.put("attributesServer", b::attributesServer);
+            rows.put("attributesMapRoute", b::attributesMapRoute);
             rows.put("attributesUnixNamed", b::attributesUnixNamed);
             rows.put("attributesPosix", b::attributesPosix);
             rows.put("attributesBasic", b::attributesBasic);

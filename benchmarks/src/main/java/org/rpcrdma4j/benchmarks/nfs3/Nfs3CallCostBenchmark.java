@@ -29,6 +29,7 @@ import org.rpcrdma4j.nfs3.internal.FileAttributes;
 import org.rpcrdma4j.nfs3.internal.FileHandle;
 import org.rpcrdma4j.nfs3.internal.NfsException;
 import org.rpcrdma4j.nfs3.internal.NfsState;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 
 /**
  * Nfs3CallCostBenchmark - what the NFSv3 program pays on every call before it does its work
@@ -36,10 +37,13 @@ import org.rpcrdma4j.nfs3.internal.NfsState;
  * both together as the handle's resolution ({@link org.rpcrdma4j.nfs3.internal.VerifiedHandles#verify} and
  * {@link ExportRoot#locate}: one attribute read and the parent's real path).
  *
- * <p>The {@code attributes*} rows compare the ways java.nio reads a file's attributes without a
- * JDK-internal class: the {@code unix:} view's map with the names fattr3 needs (the server's
- * way), the same view with {@code *}, and the typed {@code posix} and {@code basic} views, which
- * lack ctime, nlink, ino, rdev and numeric uid/gid and are shown as the floor the map sits on.
+ * <p>The {@code attributes*} rows compare the ways java.nio reads a file's attributes: the
+ * server's ({@link UnixStat#of}: one lstat into the JDK's own structure, read field by field, as
+ * this benchmark's fork opens sun.nio.fs like the Karaf assembly does), its fallback (the
+ * {@code unix:} view's map with the names fattr3 needs, {@code attributesMapRoute}, and the
+ * bare map, {@code attributesUnixNamed}), the same view with {@code *}, and the typed
+ * {@code posix} and {@code basic} views, which lack ctime, nlink, ino, rdev and numeric
+ * uid/gid, as the floor.
  *
  * <pre>./bench -f 1 -wi 3 -i 5 -prof gc Nfs3CallCost</pre>
  */
@@ -48,7 +52,7 @@ import org.rpcrdma4j.nfs3.internal.NfsState;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = UnixStat.OPEN_OPTION)
 public class Nfs3CallCostBenchmark {
 
     private static final String UNIX_NAMED =
@@ -96,10 +100,16 @@ public class Nfs3CallCostBenchmark {
         return root.locate(state.handles().verify(handle));
     }
 
-    /** The server's attribute read: the unix: view with fattr3's names. */
+    /** The server's attribute read ({@link UnixStat#of}: the JDK's own structure where java.base opens it). */
     @Benchmark
     public FileAttributes attributesServer() throws IOException {
         return FileAttributes.read(file);
+    }
+
+    /** The server's attribute read where java.base does not open sun.nio.fs: the unix: view with fattr3's names. */
+    @Benchmark
+    public FileAttributes attributesMapRoute() throws IOException {
+        return FileAttributes.of(UnixStat.fromMap(file));
     }
 
     /** The unix: view's map with the names fattr3 needs, nothing made of it. */

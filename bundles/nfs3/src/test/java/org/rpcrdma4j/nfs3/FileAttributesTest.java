@@ -20,8 +20,8 @@ import org.rpcrdma4j.nfs3.support.XdrReader;
  * FileAttributes against stat(1): every field of fattr3 the server encodes (type, mode with the
  * set-id and sticky bits, nlink, uid, gid, size, used, rdev, fsid, fileid, the three times to the
  * nanosecond) as GNU coreutils' stat reports them, for the kinds of object an export holds. A
- * guard for any change of how the attributes are read (issue #33: the unix: map is the only
- * complete java.nio route; see FileAttributes).
+ * guard for any change of how the attributes are read (issue #33: one lstat(2) read from the
+ * JDK's own structure, or the unix: map; see UnixStat and UnixStatTest).
  */
 class FileAttributesTest {
 

@@ -1,26 +1,21 @@
 package org.rpcrdma4j.nfs4j;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.dcache.nfs.vfs.Stat;
 import org.rpcrdma4j.nfs3.localfs.InodeIndex;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 
 /**
- * UnixAttributes - one object's attributes as the {@code unix:} view reports them, never
- * following a final symbolic link, and their nfs4j {@link Stat}.
+ * UnixAttributes - one object's attributes as one lstat(2) reports them ({@link UnixStat}: never
+ * following a final symbolic link), and their nfs4j {@link Stat}.
  *
  * @param mode st_mode, type bits included
  */
 record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid, long rdev, long size,
         long atimeNanos, long mtimeNanos, long ctimeNanos) {
 
-    private static final String UNIX_ATTRIBUTES =
-            "unix:mode,ino,dev,rdev,nlink,uid,gid,size,lastAccessTime,lastModifiedTime,ctime";
     private static final int S_IFMT = 0170000;
 
     /** How the inode index reads these attributes. */
@@ -33,15 +28,9 @@ record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid,
      * @throws IOException as the file system reports it (NoSuchFileException when gone)
      */
     static UnixAttributes read(Path path) throws IOException {
-        Map<String, Object> a = Files.readAttributes(path, UNIX_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-        return new UnixAttributes((Long) a.get("dev"), (Long) a.get("ino"), (Integer) a.get("mode"),
-                (Integer) a.get("nlink"), (Integer) a.get("uid"), (Integer) a.get("gid"), (Long) a.get("rdev"),
-                (Long) a.get("size"), nanos(a.get("lastAccessTime")), nanos(a.get("lastModifiedTime")),
-                nanos(a.get("ctime")));
-    }
-
-    private static long nanos(Object time) {
-        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
+        UnixStat s = UnixStat.of(path);
+        return new UnixAttributes(s.dev(), s.ino(), s.mode(), s.nlink(), s.uid(), s.gid(), s.rdev(), s.size(),
+                s.atimeNanos(), s.mtimeNanos(), s.ctimeNanos());
     }
 
     boolean isDirectory() {

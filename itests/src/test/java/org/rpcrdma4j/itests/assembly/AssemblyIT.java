@@ -31,6 +31,7 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
@@ -44,11 +45,12 @@ import org.rpcrdma4j.verbs.VerbsProvider;
  * with it (its bundles, the libdisni fragment, sun.nio.ch exported by the system bundle); on a
  * machine without an RDMA device {@code provider = auto} serves over loopback and says why, and
  * DiSNI either lists no device or, without rdma-core or libdisni, did not start (one WARN line);
- * {@code bin/setenv} adds the JVM flag DiSNI needs; {@code bin/rpcrdma-console} runs console
+ * {@code bin/setenv} adds the JVM flag DiSNI needs and the one that lets the NFS programs read
+ * lstat(2)'s result from the JDK's own structure ({@code UnixStat}); {@code bin/rpcrdma-console} runs console
  * commands without a terminal against this very container (bin/client over ssh).
  *
- * <p>Pax Exam starts the JVM itself, not through {@code bin/karaf}: it passes the flag of
- * {@code bin/setenv} as a VM option, and {@link #setenvAddsTheDisniFlagAndKeepsTheOperatorsOptions}
+ * <p>Pax Exam starts the JVM itself, not through {@code bin/karaf}: it passes the flags of
+ * {@code bin/setenv} as VM options, and {@link #setenvAddsTheDisniFlagAndKeepsTheOperatorsOptions}
  * checks the script by sourcing it.
  */
 @RunWith(PaxExam.class)
@@ -82,6 +84,7 @@ public class AssemblyIT {
             editConfigurationFilePut("etc/org.apache.karaf.shell.cfg", "sshPort", String.valueOf(sshPort)),
             // what bin/setenv does for bin/karaf (Pax Exam launches java itself)
             vmOption("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"),
+            vmOption("--add-opens=java.base/sun.nio.fs=ALL-UNNAMED"),
             systemProperty(SSH_PORT).value(String.valueOf(sshPort)),
             systemProperty("project.version").value(version),
         };
@@ -138,19 +141,24 @@ public class AssemblyIT {
     }
 
     @Test
+    public void theNfsProgramsReadAttributesFromTheJdkStructureWithSetenvsOptions() {
+        assertTrue(UnixStat.route(), UnixStat.readsJdkStructure());
+    }
+
+    @Test
     public void setenvAddsTheDisniFlagAndKeepsTheOperatorsOptions() throws Exception {
         Path setenv = Path.of(System.getProperty("karaf.home"), "bin", "setenv");
         Result plain = run(List.of("sh", "-c", ". \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"", setenv.toString()));
-        assertEquals(plain.output, "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=1000]",
+        assertEquals(plain.output, "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=1000 --add-opens=java.base/sun.nio.fs=ALL-UNNAMED]",
                 plain.output.strip());
         Result kept = run(List.of("sh", "-c", "EXTRA_JAVA_OPTS=-Dmine=1; . \"$0\"; . \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"",
                 setenv.toString()));
         assertEquals("added once, the operator's option kept",
-                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Dmine=1 -XX:PerfDataSamplingInterval=1000]", kept.output.strip());
+                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -Dmine=1 -XX:PerfDataSamplingInterval=1000 --add-opens=java.base/sun.nio.fs=ALL-UNNAMED]", kept.output.strip());
         Result own = run(List.of("sh", "-c", "EXTRA_JAVA_OPTS=-XX:PerfDataSamplingInterval=50; . \"$0\"; echo \"[$EXTRA_JAVA_OPTS]\"",
                 setenv.toString()));
         assertEquals("the operator's sampling interval wins",
-                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=50]", own.output.strip());
+                "[--add-exports=java.base/sun.nio.ch=ALL-UNNAMED -XX:PerfDataSamplingInterval=50 --add-opens=java.base/sun.nio.fs=ALL-UNNAMED]", own.output.strip());
     }
 
     private record Result(int status, String output) {

@@ -1,18 +1,14 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.rpcrdma4j.nfs3.Nfs3;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 
 /**
- * FileAttributes - the attributes of one file as the {@code unix:} attribute view reports
- * them (never following a final symbolic link), and their fattr3 / wcc_attr encodings.
+ * FileAttributes - the attributes of one file as one lstat(2) reports them ({@link UnixStat}:
+ * never following a final symbolic link), and their fattr3 / wcc_attr encodings.
  *
  * <p>fattr3 is 84 bytes (RFC 1813 §2.6):
  * <pre>
@@ -20,17 +16,10 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * </pre>
  * {@code used} is the size rounded up to {@link #USED_UNIT}: Java does not expose st_blocks.
  *
- * <p>Why the {@code unix:} map (issue #33): java.nio has no public stat into a structure, and none
- * of its typed views holds ctime, nlink, ino, rdev, the numeric owner or the set-id bits; the
- * {@code unix:} view holds all of them from one lstat(2), as a map of boxed values. Measured per
- * read (Nfs3CallCostBenchmark's rows in CpuTimeLoop, thread CPU time, 2026-12-05): this map
- * 3.5 us and 2.4 KB; the typed posix view 3.3 us and 448 B, the basic view 3.1 us and 208 B, both
- * incomplete, and completing them costs a second lstat. Making the map is about a tenth of a read's
- * CPU time, the system call the rest; and a procedure reads a file's attributes once with its
- * handle check ({@link ExportRoot#locate}), which its reply reuses, and once more only for each
- * further object or after-state it reports (LOOKUP's child; WRITE's, COMMIT's and SETATTR's
- * post-operation attributes). The JDK's own UnixFileAttributes is out of reach of a named module and
- * an OSGi bundle, and a statx(2) through the FFM API needs JDK 22.
+ * <p>A procedure reads a file's attributes once with its handle check ({@link ExportRoot#locate}),
+ * which its reply reuses, and once more only for each further object or after-state it reports
+ * (LOOKUP's child; WRITE's, COMMIT's and SETATTR's post-operation attributes). How the lstat(2)
+ * reaches Java without a map of boxed values per read: {@link UnixStat}.
  */
 public record FileAttributes(int type, int mode, int nlink, int uid, int gid, long size, long rdev,
         long dev, long ino, long atimeNanos, long mtimeNanos, long ctimeNanos) {
@@ -40,9 +29,6 @@ public record FileAttributes(int type, int mode, int nlink, int uid, int gid, lo
     /** Granule the {@code used} attribute is rounded up to. */
     public static final long USED_UNIT = 4096;
 
-    private static final String UNIX_ATTRIBUTES =
-            "unix:mode,ino,dev,rdev,nlink,uid,gid,size,lastAccessTime,lastModifiedTime,ctime";
-
     private static final int S_IFMT = 0170000;
 
     /**
@@ -51,16 +37,14 @@ public record FileAttributes(int type, int mode, int nlink, int uid, int gid, lo
      * @throws IOException as the file system reports it (NoSuchFileException when gone)
      */
     public static FileAttributes read(Path path) throws IOException {
-        Map<String, Object> a = Files.readAttributes(path, UNIX_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-        int mode = (Integer) a.get("mode");
-        return new FileAttributes(typeOf(mode), mode & 07777, (Integer) a.get("nlink"), (Integer) a.get("uid"),
-                (Integer) a.get("gid"), (Long) a.get("size"), (Long) a.get("rdev"), (Long) a.get("dev"),
-                (Long) a.get("ino"), nanos(a.get("lastAccessTime")), nanos(a.get("lastModifiedTime")),
-                nanos(a.get("ctime")));
+        return of(UnixStat.of(path));
     }
 
-    private static long nanos(Object time) {
-        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
+    /** The attributes of what {@code stat} says. */
+    public static FileAttributes of(UnixStat stat) {
+        int mode = stat.mode();
+        return new FileAttributes(typeOf(mode), mode & 07777, stat.nlink(), stat.uid(), stat.gid(), stat.size(),
+                stat.rdev(), stat.dev(), stat.ino(), stat.atimeNanos(), stat.mtimeNanos(), stat.ctimeNanos());
     }
 
     private static int typeOf(int mode) {

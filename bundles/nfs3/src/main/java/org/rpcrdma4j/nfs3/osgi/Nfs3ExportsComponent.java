@@ -16,6 +16,7 @@ import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 import org.rpcrdma4j.nfs3.Mount3;
 import org.rpcrdma4j.nfs3.Nfs3;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 
 /**
  * Nfs3ExportsComponent - the NFSv3 (100003 v3) and MOUNT v3 (100005 v3) programs as
@@ -65,7 +66,8 @@ public final class Nfs3ExportsComponent {
             return;
         }
         log.log(Level.INFO, "NFSv3 and MOUNT v3 " + (wasServing ? "now serve " : "serve ")
-                + Arrays.toString(config.exports()) + " (file handle key in " + config.stateDirectory() + ")");
+                + Arrays.toString(config.exports()) + " (file handle key in " + config.stateDirectory()
+                + "; attributes by " + UnixStat.route() + ")");
         if (registrations.isEmpty()) {
             register(exports.nfsProgram(), Nfs3.PROGRAM, Nfs3.VERSION);
             register(exports.mountProgram(), Mount3.PROGRAM, Mount3.VERSION);

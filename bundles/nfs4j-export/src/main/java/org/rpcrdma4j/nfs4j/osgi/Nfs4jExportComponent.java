@@ -20,6 +20,7 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
+import org.rpcrdma4j.nfs3.localfs.UnixStat;
 import org.rpcrdma4j.nfs4j.Nfs4jServers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,7 +93,7 @@ public final class Nfs4jExportComponent {
             serviceProperties.put(VERSION_PROPERTY, program.getKey().getVersion());
             registrations.add(context.registerService(RpcDispatchable.class, program.getValue(), serviceProperties));
         }
-        LOG.info("{}", started.describe());
+        LOG.info("{}; attributes by {}", started.describe(), UnixStat.route());
     }
 
     private void refuse(String reason) {

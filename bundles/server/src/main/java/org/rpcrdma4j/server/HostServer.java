@@ -107,6 +107,11 @@ public final class HostServer implements AutoCloseable, HostServerStatistics {
     }
 
     @Override
+    public long callsWithKeptCredential() {
+        return dispatcher.callsWithKeptCredential();
+    }
+
+    @Override
     public long dispatchedCalls() {
         return dispatcher.dispatchedCalls();
     }

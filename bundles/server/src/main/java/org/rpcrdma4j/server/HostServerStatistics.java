@@ -32,4 +32,11 @@ public interface HostServerStatistics {
      * the hand-off's cost per call (calls a transport's own thread ran need none).
      */
     long workerWakeups();
+
+    /**
+     * Calls accepted with an AUTH_SYS credential decoded for an earlier call (the same bytes):
+     * their credential cost no decoding. Set against {@link #dispatchedCalls()} it says how
+     * often a call's identity came from the credential table.
+     */
+    long callsWithKeptCredential();
 }

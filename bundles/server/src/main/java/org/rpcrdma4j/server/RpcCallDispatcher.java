@@ -107,6 +107,8 @@ public final class RpcCallDispatcher {
     /** Program versions (program << 32 | version) whose Error was logged with its stack trace. */
     private final Set<Long> programErrorsLogged = ConcurrentHashMap.newKeySet();
     private final LongAdder malformed = new LongAdder();
+    /** AUTH_SYS credentials decoded once and kept by their bytes. */
+    private final AuthSysCredentials credentials = new AuthSysCredentials();
     /*
      * One throttle per kind of event a peer can cause at will: at most one line per 10 s each.
      */
@@ -217,10 +219,37 @@ public final class RpcCallDispatcher {
     private Outcome receiveCall(int xid, Xdr xdr, int start, RpcTransport transport, boolean onThisThread) {
         Buffer message = xdr.asBuffer();
         RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkCall(message, start);
-        RpcCall call = new RpcCall(xid, xdr, transport);
         if (fault != RpcHeaderCheck.Fault.NONE) {
-            return refuseMalformed(call, fault, message.limit() - start);
+            return refuseMalformed(new RpcCall(xid, xdr, transport), fault, message.limit() - start);
         }
+        RpcCall call = credentials.accept(xid, xdr, message, start, transport);
+        if (call == null) {
+            call = new RpcCall(xid, xdr, transport);
+            Outcome refused = accept(call, xid, transport);
+            if (refused != null) {
+                return refused;
+            }
+            credentials.remember(call, message, start);
+        }
+        if (onThisThread) {
+            RpcDispatchable program = programs.lookup(call.getProgram(), call.getProgramVersion());
+            if (program == null) {
+                call.failProgramUnavailable();
+                return Outcome.PROGRAM_UNAVAILABLE;
+            }
+            dispatched.increment();
+            return runProgram(program, call) ? Outcome.DISPATCHED : Outcome.FAILED_UNANSWERED;
+        }
+        return dispatch(call);
+    }
+
+    /**
+     * accept() - oncrpc4j's decode of a call's header from the RPC version on (a header
+     * {@link RpcHeaderCheck} passed).
+     *
+     * @return null when accepted; else what became of the call (rejected, answered; or dropped)
+     */
+    private Outcome accept(RpcCall call, int xid, RpcTransport transport) {
         try {
             call.accept();
         } catch (RpcException e) {
@@ -240,16 +269,7 @@ public final class RpcCallDispatcher {
             }
             return Outcome.GARBAGE;
         }
-        if (onThisThread) {
-            RpcDispatchable program = programs.lookup(call.getProgram(), call.getProgramVersion());
-            if (program == null) {
-                call.failProgramUnavailable();
-                return Outcome.PROGRAM_UNAVAILABLE;
-            }
-            dispatched.increment();
-            return runProgram(program, call) ? Outcome.DISPATCHED : Outcome.FAILED_UNANSWERED;
-        }
-        return dispatch(call);
+        return null;
     }
 
     /**
@@ -445,6 +465,21 @@ public final class RpcCallDispatcher {
      */
     public long malformedCalls() {
         return malformed.sum();
+    }
+
+    /** Calls accepted with an AUTH_SYS credential decoded for an earlier call ({@link AuthSysCredentials}). */
+    public long callsWithKeptCredential() {
+        return credentials.hits();
+    }
+
+    /** AUTH_SYS credentials decoded by oncrpc4j and kept for later calls (each a table slot taken or replaced). */
+    public long credentialsKept() {
+        return credentials.kept();
+    }
+
+    /** @return AUTH_SYS credentials kept now (at most {@link AuthSysCredentials#SLOTS}) */
+    int credentialsKeptNow() {
+        return credentials.size();
     }
 
     /** Calls whose program failed (rejected, garbage arguments, system error). */

@@ -39,4 +39,9 @@ final class HostServerCounters implements HostServerMXBean {
     public long getWorkerWakeups() {
         return host.workerWakeups();
     }
+
+    @Override
+    public long getCallsWithKeptCredential() {
+        return host.callsWithKeptCredential();
+    }
 }

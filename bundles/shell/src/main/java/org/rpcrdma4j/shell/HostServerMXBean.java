@@ -23,4 +23,7 @@ public interface HostServerMXBean {
 
     /** Times a worker waiting for a call was woken (a thread wake-up per call that found no worker running). */
     long getWorkerWakeups();
+
+    /** Calls accepted with an AUTH_SYS credential decoded for an earlier call (no decoding of their own). */
+    long getCallsWithKeptCredential();
 }

@@ -62,7 +62,8 @@ final class TransportListing {
         return "Host server calls: " + host.dispatchedCalls() + " dispatched, " + host.failedCalls() + " failed ("
                 + host.programErrorCalls() + " program Errors), " + host.malformedMessages()
                 + " malformed RPC headers refused, " + host.callsRefusedOverConnectionBound()
-                + " refused over the per-connection queue bound; workers woken " + host.workerWakeups() + " times.";
+                + " refused over the per-connection queue bound; workers woken " + host.workerWakeups() + " times; "
+                + host.callsWithKeptCredential() + " with a kept AUTH_SYS credential.";
     }
 
     /**

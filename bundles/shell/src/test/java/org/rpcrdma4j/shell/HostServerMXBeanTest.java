@@ -22,6 +22,7 @@ class HostServerMXBeanTest {
             @Override public long malformedMessages() { return malformed.get(); }
             @Override public long callsRefusedOverConnectionBound() { return 2; }
             @Override public long workerWakeups() { return 6; }
+            @Override public long callsWithKeptCredential() { return 8; }
         };
         StandardMBean bean = new StandardMBean(new HostServerCounters(host), HostServerMXBean.class, true);
         assertEquals(10L, bean.getAttribute("DispatchedCalls"));
@@ -30,9 +31,10 @@ class HostServerMXBeanTest {
         assertEquals(2L, bean.getAttribute("CallsRefusedOverConnectionBound"));
         assertEquals(4L, bean.getAttribute("MalformedMessages"));
         assertEquals(6L, bean.getAttribute("WorkerWakeups"));
+        assertEquals(8L, bean.getAttribute("CallsWithKeptCredential"));
         malformed.set(9);
         assertEquals(9L, bean.getAttribute("MalformedMessages"), "read at each get");
-        assertEquals(6, bean.getMBeanInfo().getAttributes().length);
+        assertEquals(7, bean.getMBeanInfo().getAttributes().length);
         assertEquals(0, Arrays.stream(bean.getMBeanInfo().getAttributes()).filter(MBeanAttributeInfo::isWritable).count());
         assertEquals("org.rpcrdma4j:type=HostServer", RdmaMBeansComponent.HOST_SERVER_OBJECT_NAME);
     }

@@ -34,9 +34,11 @@ class ListingTest {
             @Override public long malformedMessages() { return 5; }
             @Override public long callsRefusedOverConnectionBound() { return 3; }
             @Override public long workerWakeups() { return 900; }
+            @Override public long callsWithKeptCredential() { return 1100; }
         };
         assertEquals("Host server calls: 1200 dispatched, 7 failed (2 program Errors), 5 malformed RPC headers "
-                + "refused, 3 refused over the per-connection queue bound; workers woken 900 times.",
+                + "refused, 3 refused over the per-connection queue bound; workers woken 900 times; "
+                + "1100 with a kept AUTH_SYS credential.",
                 TransportListing.hostCalls(host));
         assertEquals("Host server: not running (feature rpcrdma4j-server).", TransportListing.hostCalls(null));
     }

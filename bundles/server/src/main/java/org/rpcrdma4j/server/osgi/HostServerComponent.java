@@ -98,6 +98,11 @@ public final class HostServerComponent implements HostServerStatistics {
         return host.workerWakeups();
     }
 
+    @Override
+    public long callsWithKeptCredential() {
+        return host.callsWithKeptCredential();
+    }
+
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void addProgram(RpcDispatchable program, Map<String, Object> properties) {

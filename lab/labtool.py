@@ -1205,7 +1205,8 @@ def transports_section(run):
             w("")
 
 
-HOST_CALLS = re.compile(r"Host server calls: (\d+) dispatched,.*; workers woken (\d+) times(?:, (\d+) added beside blocked calls)?")
+HOST_CALLS = re.compile(r"Host server calls: (\d+) dispatched,.*; workers woken (\d+) times(?:, (\d+) added beside blocked calls)?"
+                        r"(?:; (\d+) with a kept AUTH_SYS credential)?")
 COUNTER_ROW = re.compile(r"^\s*([A-Z][A-Z_0-9]+)\s*\|\s*(\d+)\s*$")
 
 
@@ -1227,6 +1228,10 @@ def hand_off_per_call(text):
     # the listings of run 2026-12-06-0959 (the host server's running-workers target, measured and
     # reverted: issue #33) also count the workers added beside blocked calls
     added = "" if host.group(3) is None else "; %s workers were added beside calls taken for blocked" % host.group(3)
+    # from 2026-12-06 (issue #33) the host keeps decoded AUTH_SYS credentials by their bytes
+    if host.group(4) is not None:
+        added += ("; %.2f of the calls dispatched came with a kept AUTH_SYS credential (no decoding)"
+                  % (int(host.group(4)) / max(1, dispatched)))
     return ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
             "%.2f, calls run on a loop thread %.2f (of them sent to the workers after all %.2f), SEND posts %.2f, "
             "completions %.2f; the host's workers were woken %.2f times per call they were handed "

@@ -291,6 +291,14 @@ class HandOffPerCall(unittest.TestCase):
         self.assertIn("(450 wake-ups, 1000 calls dispatched, less those run on a loop thread); 7 workers were added "
                       "beside calls taken for blocked.", line)
 
+    def test_the_calls_with_a_kept_credential_when_the_listing_counts_them(self):
+        listing = self.LISTING.replace("workers woken 450 times.",
+                                       "workers woken 450 times; 990 with a kept AUTH_SYS credential.")
+        line = labtool.hand_off_per_call(listing)
+        self.assertIn("(450 wake-ups, 1000 calls dispatched, less those run on a loop thread); 0.99 of the calls "
+                      "dispatched came with a kept AUTH_SYS credential (no decoding).", line)
+        self.assertNotIn("kept AUTH_SYS", labtool.hand_off_per_call(self.LISTING), "older listings say nothing of it")
+
     def test_a_listing_without_counters_gives_nothing(self):
         self.assertIsNone(labtool.hand_off_per_call("Host server calls: 5 dispatched, 0 failed (0 program Errors), 0 "
                                                     "malformed RPC headers refused, 0 refused over the per-connection "

@@ -100,6 +100,18 @@ public final class InodeIndex<A> {
     private record Key(long dev, long ino) {
     }
 
+    /**
+     * Where an inode of the index is, with what the per-call check of that path needs worked out
+     * once when the path is put in the index (a {@link Path} never changes): its parent (for
+     * {@link #isRealParent}, whose lookup then meets the same instance, its hash kept) and
+     * whether it lies inside the tree lexically. A handle's check then costs no path parsing,
+     * normalising or comparing, only its lstat(2).
+     *
+     * @param parent the parent directory, null for the root (whose check has none)
+     */
+    private record Place(Path path, Path parent, boolean insideTree) {
+    }
+
     /** Bound of {@link #missing}; the set is cleared when it would grow beyond. */
     private static final int MISSING_MAX = 4096;
     /**
@@ -116,7 +128,7 @@ public final class InodeIndex<A> {
     private final Path root;
     private final Attributes<A> attributes;
     private final Key rootKey;
-    private final Map<Key, Path> index = new ConcurrentHashMap<>();
+    private final Map<Key, Place> index = new ConcurrentHashMap<>();
     /** Inodes a complete walk did not find: stale handles answered without walking again. */
     private final Set<Key> missing = ConcurrentHashMap.newKeySet();
     private final Object walkLock = new Object();
@@ -149,7 +161,7 @@ public final class InodeIndex<A> {
         this.root = root;
         this.attributes = attributes;
         this.rootKey = new Key(attributes.dev(rootAttributes), attributes.ino(rootAttributes));
-        index.put(rootKey, root);
+        index.put(rootKey, placeOf(root));
     }
 
     /** The root of the tree. */
@@ -167,7 +179,7 @@ public final class InodeIndex<A> {
     /** Forgets a path that was removed (the inode may live on under another name: hard links). */
     public void forget(Path path, A object) {
         if (object != null) {
-            index.remove(keyOf(object), path);
+            index.computeIfPresent(keyOf(object), (key, place) -> place.path().equals(path) ? null : place);
         }
         namesTakenAway.incrementAndGet();
     }
@@ -186,13 +198,13 @@ public final class InodeIndex<A> {
 
     private void follow(Path from, Path to, A object, boolean isDirectory) {
         if (!isDirectory) {
-            index.replace(keyOf(object), from, to);
+            index.computeIfPresent(keyOf(object), (key, place) -> place.path().equals(from) ? placeOf(to) : place);
             return;
         }
-        for (Map.Entry<Key, Path> entry : index.entrySet()) {
-            Path path = entry.getValue();
-            if (path.startsWith(from)) {
-                index.replace(entry.getKey(), path, to.resolve(from.relativize(path)));
+        for (Map.Entry<Key, Place> entry : index.entrySet()) {
+            Place place = entry.getValue();
+            if (place.path().startsWith(from)) {
+                index.replace(entry.getKey(), place, placeOf(to.resolve(from.relativize(place.path()))));
             }
         }
     }
@@ -210,41 +222,52 @@ public final class InodeIndex<A> {
      */
     public Located<A> locate(long dev, long ino, Predicate<A> names) {
         Key key = new Key(dev, ino);
-        Path known = index.get(key);
+        Place known = index.get(key);
         if (known != null) {
             A found = verify(known, names);
             if (found != null) {
-                return new Located<>(known, found);
+                return new Located<>(known.path(), found);
             }
             index.remove(key, known);
         }
-        Path path = search(key, names);
-        A found = path == null ? null : verify(path, names);
-        return found == null ? null : new Located<>(path, found);
+        Place place = search(key, names);
+        A found = place == null ? null : verify(place, names);
+        return found == null ? null : new Located<>(place.path(), found);
     }
 
     private Key keyOf(A object) {
         return new Key(attributes.dev(object), attributes.ino(object));
     }
 
-    private void put(Key key, Path path) {
+    private Place put(Key key, Path path) {
+        Place known = index.get(key);
+        if (known != null && known.path().equals(path)) {
+            return known;
+        }
         if (index.size() >= INDEX_MAX) {
             index.clear();
-            index.put(rootKey, root);
+            index.put(rootKey, placeOf(root));
         }
-        index.put(key, path);
+        Place place = placeOf(path);
+        index.put(key, place);
+        return place;
     }
 
-    private A verify(Path path, Predicate<A> names) {
+    private Place placeOf(Path path) {
+        boolean isRoot = path.equals(root);
+        return new Place(path, isRoot ? null : path.getParent(), isRoot || contains(path));
+    }
+
+    private A verify(Place place, Predicate<A> names) {
         try {
-            A read = attributes.read(path);
+            A read = attributes.read(place.path());
             if (!names.test(read)) {
                 return null;
             }
-            if (!path.equals(root) && !isRealParent(path.getParent())) {
+            if (place.parent() != null && !isRealParent(place.parent())) {
                 return null;
             }
-            return contains(path) ? read : null;
+            return place.insideTree() ? read : null;
         } catch (IOException e) {
             return null;
         }
@@ -280,16 +303,16 @@ public final class InodeIndex<A> {
         }
     }
 
-    private Path search(Key wanted, Predicate<A> names) {
+    private Place search(Key wanted, Predicate<A> names) {
         synchronized (walkLock) {
-            Path known = index.get(wanted);
+            Place known = index.get(wanted);
             if (known != null && verify(known, names) != null) {
                 return known;
             }
             if (missing.contains(wanted)) {
                 return null;
             }
-            Path[] found = new Path[1];
+            Place[] found = new Place[1];
             try {
                 Files.walkFileTree(root, new SimpleFileVisitor<>() {
                     @Override
@@ -313,11 +336,14 @@ public final class InodeIndex<A> {
                             return FileVisitResult.CONTINUE;
                         }
                         Key seen = keyOf(read);
-                        if (!index.containsKey(seen)) {
-                            put(seen, path);
+                        Place place = index.get(seen);
+                        if (place == null) {
+                            place = put(seen, path);
+                        } else if (!place.path().equals(path)) {
+                            place = placeOf(path); // another name of it (a hard link): the index keeps the first
                         }
                         if (seen.equals(wanted) && names.test(read)) {
-                            found[0] = path;
+                            found[0] = place;
                             return FileVisitResult.TERMINATE;
                         }
                         return FileVisitResult.CONTINUE;

@@ -3,6 +3,7 @@ package org.rpcrdma4j.nfs3.localfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,6 +36,8 @@ class InodeIndexTest {
     private Path root;
     private Path outside;
     private final AtomicLong clock = new AtomicLong();
+    /** Paths whose attributes the index read: 1 for a handle found in the index, more for a walk. */
+    private final AtomicLong reads = new AtomicLong();
     private InodeIndex<Ids> index;
     private Ids file;
 
@@ -44,8 +47,10 @@ class InodeIndexTest {
         outside = Files.createDirectories(temp.resolve("outside")).toRealPath();
         Files.createDirectories(root.resolve("a"));
         Path f = Files.writeString(root.resolve("a/f"), "inside");
-        index = new InodeIndex<>(root, Ids.read(root), InodeIndex.Attributes.of(Ids::read, Ids::dev, Ids::ino),
-                clock::get);
+        index = new InodeIndex<>(root, Ids.read(root), InodeIndex.Attributes.of(path -> {
+            reads.incrementAndGet();
+            return Ids.read(path);
+        }, Ids::dev, Ids::ino), clock::get);
         file = Ids.read(f);
         index.remember(f, file);
         assertEquals(f, locate(), "found where it was handed out");
@@ -58,8 +63,57 @@ class InodeIndexTest {
     }
 
     private Path locate() {
-        InodeIndex.Located<Ids> found = index.locate(file.dev(), file.ino(), ids -> ids.equals(file));
+        return locate(file);
+    }
+
+    private Path locate(Ids ids) {
+        InodeIndex.Located<Ids> found = index.locate(ids.dev(), ids.ino(), read -> read.equals(ids));
         return found == null ? null : found.path();
+    }
+
+    /** Locates {@link #file} and says how many paths it read: 1 when the index knew where it is. */
+    private long readsToLocate(Path expected) {
+        long before = reads.get();
+        assertEquals(expected, locate());
+        return reads.get() - before;
+    }
+
+    @Test
+    void aHandleKnownToTheIndexCostsOneRead() {
+        assertEquals(1, readsToLocate(root.resolve("a/f")));
+        assertEquals(1, readsToLocate(root.resolve("a/f")), "and again");
+    }
+
+    @Test
+    void aFileRenamedThroughTheServerIsFoundAtItsNewNameWithoutAWalk() throws IOException {
+        Files.move(root.resolve("a/f"), root.resolve("a/g"));
+        index.moved(root.resolve("a/f"), root.resolve("a/g"), file, false);
+        assertEquals(1, readsToLocate(root.resolve("a/g")));
+    }
+
+    @Test
+    void aDirectoryRenamedThroughTheServerTakesItsEntriesAlong() throws IOException {
+        Files.move(root.resolve("a"), root.resolve("b"));
+        index.moved(root.resolve("a"), root.resolve("b"), Ids.read(root.resolve("b")), true);
+        assertEquals(1, readsToLocate(root.resolve("b/f")), "the entry under the directory follows it");
+    }
+
+    @Test
+    void forgettingAnotherNameOfTheInodeKeepsTheIndexedOne() throws IOException {
+        Path link = Files.createLink(root.resolve("a/h"), root.resolve("a/f"));
+        index.forget(link, file);
+        assertEquals(1, readsToLocate(root.resolve("a/f")), "the index's name was not the one taken away");
+        Files.delete(root.resolve("a/f"));
+        index.forget(root.resolve("a/f"), file);
+        assertTrue(readsToLocate(link) > 1, "its own name taken away, the inode is found by walking, at its other name");
+    }
+
+    @Test
+    void aPathOutsideTheTreeIsNeverLocatedThoughRemembered() throws IOException {
+        Path x = Files.writeString(outside.resolve("x"), "outside");
+        Ids ids = Ids.read(x);
+        index.remember(root.resolve("../outside/x"), ids);
+        assertNull(locate(ids), "a remembered path leading out of the tree lexically is refused, and no walk finds it");
     }
 
     @Test

@@ -372,7 +372,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     public byte[] directoryVerifier(Inode inode) throws IOException {
         // nfs4j asks without looking up the handle's export first (ATTRIBUTES: no export in force)
         InodeIndex.Located<UnixAttributes> directory = locate(inode, CallerIdentity.Use.ATTRIBUTES);
-        return ByteBuffer.allocate(8).putLong(directory.attributes().mtimeNanos()).array();
+        return ByteBuffer.allocate(8).putLong(directory.attributes().stat().mtimeNanos()).array();
     }
 
     // --- data ----------------------------------------------------------------------------------

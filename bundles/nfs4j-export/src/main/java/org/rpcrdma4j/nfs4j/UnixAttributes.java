@@ -9,12 +9,9 @@ import org.rpcrdma4j.nfs3.localfs.UnixStat;
 
 /**
  * UnixAttributes - one object's attributes as one lstat(2) reports them ({@link UnixStat}: never
- * following a final symbolic link), and their nfs4j {@link Stat}.
- *
- * @param mode st_mode, type bits included
+ * following a final symbolic link, held as read, not copied), and their nfs4j {@link Stat}.
  */
-record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid, long rdev, long size,
-        long atimeNanos, long mtimeNanos, long ctimeNanos) {
+record UnixAttributes(UnixStat stat) {
 
     private static final int S_IFMT = 0170000;
 
@@ -28,26 +25,54 @@ record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid,
      * @throws IOException as the file system reports it (NoSuchFileException when gone)
      */
     static UnixAttributes read(Path path) throws IOException {
-        UnixStat s = UnixStat.of(path);
-        return new UnixAttributes(s.dev(), s.ino(), s.mode(), s.nlink(), s.uid(), s.gid(), s.rdev(), s.size(),
-                s.atimeNanos(), s.mtimeNanos(), s.ctimeNanos());
+        return new UnixAttributes(UnixStat.of(path));
+    }
+
+    /** @return st_dev */
+    long dev() {
+        return stat.dev();
+    }
+
+    /** @return st_ino */
+    long ino() {
+        return stat.ino();
+    }
+
+    /** @return st_mode, type bits included */
+    int mode() {
+        return stat.mode();
+    }
+
+    /** @return st_uid */
+    int uid() {
+        return stat.uid();
+    }
+
+    /** @return st_gid */
+    int gid() {
+        return stat.gid();
+    }
+
+    /** @return st_size */
+    long size() {
+        return stat.size();
     }
 
     boolean isDirectory() {
-        return (mode & S_IFMT) == Stat.S_IFDIR;
+        return (stat.mode() & S_IFMT) == Stat.S_IFDIR;
     }
 
     boolean isRegularFile() {
-        return (mode & S_IFMT) == Stat.S_IFREG;
+        return (stat.mode() & S_IFMT) == Stat.S_IFREG;
     }
 
     boolean isSymbolicLink() {
-        return (mode & S_IFMT) == Stat.S_IFLNK;
+        return (stat.mode() & S_IFMT) == Stat.S_IFLNK;
     }
 
     /** The handle that names this object. */
     InodeHandle handle() {
-        return InodeHandle.of(mode, dev, ino);
+        return InodeHandle.of(stat.mode(), stat.dev(), stat.ino());
     }
 
     /**
@@ -56,20 +81,21 @@ record UnixAttributes(long dev, long ino, int mode, int nlink, int uid, int gid,
      * attributes advances (what knfsd reports where the file system has no i_version).
      */
     Stat toStat() {
+        UnixStat s = this.stat;
         Stat stat = new Stat();
-        stat.setDev((int) (dev ^ (dev >>> 32)));
-        stat.setIno(ino);
-        stat.setMode(mode);
-        stat.setNlink(nlink);
-        stat.setUid(uid);
-        stat.setGid(gid);
-        stat.setRdev((int) rdev);
-        stat.setSize(size);
-        stat.setATime(TimeUnit.NANOSECONDS.toMillis(atimeNanos));
-        stat.setMTime(TimeUnit.NANOSECONDS.toMillis(mtimeNanos));
-        stat.setCTime(TimeUnit.NANOSECONDS.toMillis(ctimeNanos));
-        stat.setBTime(TimeUnit.NANOSECONDS.toMillis(ctimeNanos));
-        stat.setGeneration(ctimeNanos);
+        stat.setDev((int) (s.dev() ^ (s.dev() >>> 32)));
+        stat.setIno(s.ino());
+        stat.setMode(s.mode());
+        stat.setNlink(s.nlink());
+        stat.setUid(s.uid());
+        stat.setGid(s.gid());
+        stat.setRdev((int) s.rdev());
+        stat.setSize(s.size());
+        stat.setATime(TimeUnit.NANOSECONDS.toMillis(s.atimeNanos()));
+        stat.setMTime(TimeUnit.NANOSECONDS.toMillis(s.mtimeNanos()));
+        stat.setCTime(TimeUnit.NANOSECONDS.toMillis(s.ctimeNanos()));
+        stat.setBTime(TimeUnit.NANOSECONDS.toMillis(s.ctimeNanos()));
+        stat.setGeneration(s.ctimeNanos());
         return stat;
     }
 }

@@ -3,11 +3,13 @@ package org.rpcrdma4j.nfs3.localfs;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.spi.FileSystemProvider;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +48,9 @@ public record UnixStat(int mode, int nlink, int uid, int gid, long size, long rd
     private static final String UNIX_ATTRIBUTES =
             "unix:mode,ino,dev,rdev,nlink,uid,gid,size,lastAccessTime,lastModifiedTime,ctime";
 
+    /** The provider whose paths {@code sun.nio.fs.UnixFileAttributes} describes. */
+    private static final FileSystemProvider DEFAULT_PROVIDER = FileSystems.getDefault().provider();
+
     /** The JDK structure's fields, or null when this JVM does not let them be read. */
     private static final JdkFields JDK = JdkFields.find();
 
@@ -55,12 +60,13 @@ public record UnixStat(int mode, int nlink, int uid, int gid, long size, long rd
      * @throws IOException as the file system reports it (NoSuchFileException when gone)
      */
     public static UnixStat of(Path path) throws IOException {
-        if (JDK != null) {
+        // Only the default provider's paths have the JDK structure; another provider's typed view
+        // lacks the fields (or does not exist): such a path is read once, through its map.
+        if (JDK != null && path.getFileSystem().provider() == DEFAULT_PROVIDER) {
             PosixFileAttributes a = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (a.getClass() == JDK.type) {
                 return JDK.read(a);
             }
-            // another file-system provider: its own typed view lacks the fields; the map below has them
         }
         return fromMap(path);
     }

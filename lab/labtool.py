@@ -1232,7 +1232,7 @@ def hand_off_per_call(text):
     if host.group(4) is not None:
         added += ("; %.2f of the calls dispatched came with a kept AUTH_SYS credential (no decoding)"
                   % (int(host.group(4)) / max(1, dispatched)))
-    return ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
+    line = ("Per call delivered over RDMA (%d calls, every workload and strategy of the run): completion-loop sleeps "
             "%.2f, calls run on a loop thread %.2f (of them sent to the workers after all %.2f), SEND posts %.2f, "
             "completions %.2f; the host's workers were woken %.2f times per call they were handed "
             "(%d wake-ups, %d calls dispatched, less those run on a loop thread)%s."
@@ -1240,6 +1240,26 @@ def hand_off_per_call(text):
                per("SEND_POSTS"), per("COMPLETIONS"),
                woken / max(1, dispatched - counters.get("CALLS_RUN_ON_LOOP", 0) + counters.get("KEPT_CALLS_SENT_TO_WORKERS", 0)),
                woken, dispatched, added))
+    per_reply = posts_and_completions_per_reply(counters)
+    return line if per_reply is None else line + " " + per_reply
+
+
+def posts_and_completions_per_reply(counters):
+    """What a reply costs the send queue (issue #33: one doorbell and one completion per RPC), from the counters
+    of listings since the transport counts completions by kind (SEND_COMPLETIONS); None before."""
+    sends = counters.get("SENDS", 0)
+    if "SEND_COMPLETIONS" not in counters or not sends:
+        return None
+    inline, reply_chunk = counters.get("REPLIES_INLINE", 0), counters.get("REPLIES_REPLY_CHUNK", 0)
+    write_chunk = counters.get("REPLIES_WRITE_CHUNK", 0)
+    posts = counters.get("SEND_POSTS", 0) - counters.get("READ_POSTS", 0)
+    completions = counters["SEND_COMPLETIONS"] + counters.get("WRITE_COMPLETIONS", 0)
+    return ("Per SEND (%d: %d replies inline, %d of them with a write chunk, %d through a reply chunk, the rest backward "
+            "calls): send-queue posts %.2f (SEND_POSTS less the READ chains' %d), send-side completions %.2f (the SENDs' "
+            "own %d, the RDMA WRITEs' own %d): a post is one ibv_post_send, and each kind needs at least one post and "
+            "one completion, so totals of 1.00 mean one each for every kind."
+            % (sends, inline, write_chunk, reply_chunk, posts / sends, counters.get("READ_POSTS", 0), completions / sends,
+               counters["SEND_COMPLETIONS"], counters.get("WRITE_COMPLETIONS", 0)))
 
 
 LATENCY_CONNECTION = re.compile(r"^(\S+) \((?:open|closing)\)$")

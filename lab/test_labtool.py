@@ -291,6 +291,23 @@ class HandOffPerCall(unittest.TestCase):
         self.assertIn("(450 wake-ups, 1000 calls dispatched, less those run on a loop thread); 7 workers were added "
                       "beside calls taken for blocked.", line)
 
+    def test_posts_and_completions_per_send_when_the_listing_counts_completions_by_kind(self):
+        listing = self.LISTING.replace("COMPLETIONS                |   2500\r\n",
+                                       "COMPLETIONS                |   2500\r\n"
+                                       "SENDS                      |   1000\r\n"
+                                       "REPLIES_INLINE             |    990\r\n"
+                                       "REPLIES_WRITE_CHUNK        |    600\r\n"
+                                       "REPLIES_REPLY_CHUNK        |     10\r\n"
+                                       "READ_POSTS                 |    200\r\n"
+                                       "SEND_COMPLETIONS           |   1000\r\n"
+                                       "WRITE_COMPLETIONS          |      3\r\n")
+        listing = listing.replace("SEND_POSTS                 |   1000", "SEND_POSTS                 |   1200")
+        line = labtool.hand_off_per_call(listing)
+        self.assertIn("Per SEND (1000: 990 replies inline, 600 of them with a write chunk, 10 through a reply chunk, the "
+                      "rest backward calls): send-queue posts 1.00 (SEND_POSTS less the READ chains' 200), send-side "
+                      "completions 1.00 (the SENDs' own 1000, the RDMA WRITEs' own 3)", line)
+        self.assertNotIn("Per SEND", labtool.hand_off_per_call(self.LISTING), "listings before the counters say nothing")
+
     def test_the_calls_with_a_kept_credential_when_the_listing_counts_them(self):
         listing = self.LISTING.replace("workers woken 450 times.",
                                        "workers woken 450 times; 990 with a kept AUTH_SYS credential.")

@@ -84,6 +84,17 @@ public enum Counter {
     RECEIVE_POSTS,
     /** Work completions polled from the completion queues, of every kind (receive, SEND, RDMA READ and WRITE). */
     COMPLETIONS,
+    /**
+     * Completions of SENDs (replies and backward calls; flushed ones too). A reply's RDMA WRITEs
+     * are posted unsignaled before its SEND, whose completion retires them: one per reply,
+     * whatever its kind. Per reply, with {@link #WRITE_COMPLETIONS}, the completions a reply
+     * costs the send side (the lab reports it beside {@link #SEND_POSTS}).
+     */
+    SEND_COMPLETIONS,
+    /** Completions of RDMA WRITEs: posted unsignaled, a WRITE completes on its own only in error or flushed. */
+    WRITE_COMPLETIONS,
+    /** Posts of RDMA READ chains (a call's chunks); the rest of {@link #SEND_POSTS} carried SENDs (replies, backward calls). */
+    READ_POSTS,
     /** Replies dropped because no send buffer was free. */
     SEND_BUFFER_STARVATION,
     /** Times the send queue was full and a SEND (one per SEND) or the next READ (once per episode) had to wait. */

@@ -475,6 +475,8 @@ public abstract class TransportConformanceTest {
         roundTrip(client, CallBuilder.msg(9).inline(CallBuilder.bytes(8, 1)).chunk(CallBuilder.bytes(length, 2))).release();
         assertEquals(4, stats().get(Counter.READS), "one READ per sink of " + sink + " bytes");
         assertEquals(length, stats().get(Counter.READ_BYTES));
+        long readPosts = stats().get(Counter.READ_POSTS);
+        assertTrue(readPosts >= 1 && readPosts <= 4, "READs go in chains, a chain one post: " + readPosts);
     }
 
     @Test
@@ -498,6 +500,8 @@ public abstract class TransportConformanceTest {
         calls.get(0).release();
         assertEquals(10, stats().get(Counter.READS));
         assertTrue(stats().get(Counter.READ_ORD_STALLS) > 0);
+        assertTrue(stats().get(Counter.READ_POSTS) >= 5, "at most ORD (2) READs in flight, so in one post: "
+                + stats().get(Counter.READ_POSTS));
     }
 
     @Test

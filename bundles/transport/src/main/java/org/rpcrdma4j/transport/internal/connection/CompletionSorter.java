@@ -64,6 +64,8 @@ final class CompletionSorter {
         if (n > 0) {
             counters.addOwned(Counter.COMPLETIONS, n);
         }
+        int sends = 0;
+        int writes = 0;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];
             if (wc.status() == CompletionStatus.WORK_REQUEST_FLUSHED && !connection.isClosing()) {
@@ -82,6 +84,7 @@ final class CompletionSorter {
                     onReceiveCompletion(wc);
                     break;
                 case WorkRequestIds.SEND:
+                    sends++;
                     if (!sendQueue.onSendCompletion(wc)) {
                         connection.fail(sendQueue.failure());
                     }
@@ -90,6 +93,7 @@ final class CompletionSorter {
                     readScheduler.onReadCompletion(wc);
                     break;
                 case WorkRequestIds.WRITE:
+                    writes++;
                     if (!sendQueue.onWriteCompletion(wc)) {
                         connection.fail(sendQueue.failure());
                     }
@@ -98,6 +102,12 @@ final class CompletionSorter {
                     counters.increment(Counter.POST_FAILURES);
                     break;
             }
+        }
+        if (sends > 0) {
+            counters.addOwned(Counter.SEND_COMPLETIONS, sends);
+        }
+        if (writes > 0) {
+            counters.addOwned(Counter.WRITE_COMPLETIONS, writes);
         }
         return n;
     }

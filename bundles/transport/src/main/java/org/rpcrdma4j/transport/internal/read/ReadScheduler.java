@@ -254,6 +254,7 @@ public final class ReadScheduler<C extends ReadingCall> {
         slotPending[slot] = n;
         try {
             sendQueue.postChain(chain.first());
+            counters.incrementOwned(Counter.READ_POSTS);
         } catch (VerbsException e) {
             int accepted = Math.max(0, e.failedIndex());
             sendQueue.unreserve(n - accepted);

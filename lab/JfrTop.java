@@ -30,7 +30,7 @@ import jdk.jfr.consumer.RecordingFile;
  * and per recording, whatever the windows, the JIT's cumulative work as HotSpot reports it about
  * once a second (jdk.CompilerStatistics): {@code compstat recording epochSeconds totalCompileMillis
  * compilations}, from which the report tells when compilation settled; and every compilation the
- * recording kept (jdk.Compilation, over its threshold: 100 ms in settings=profile) and every
+ * recording kept (jdk.Compilation, over its threshold: 100 ms in the lab's settings, as in settings=profile) and every
  * deoptimization (jdk.Deoptimization), whatever the windows, so that the report can say what the
  * JIT still compiled after the warm-up and why compiled code was thrown away:
  * {@code comp recording epochSeconds millis level osr class method} and

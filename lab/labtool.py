@@ -147,6 +147,17 @@ def opt_float(value):
     return float(value) if value != "" else None
 
 
+def jfr_settings_text(info, short=False):
+    """What the server's flight recording recorded: the guest's lab_jfc since it wrote jfr_settings, settings=profile before."""
+    if short:
+        return "the lab's settings: CPU samples every 20 ms, allocation samples, compilations" \
+            if info.get("jfr_settings") == "lab" else "settings=profile"
+    if info.get("jfr_settings") == "lab":
+        return ("the lab's settings, lab_jfc in lab/guest/workload: execution samples every 20 ms per running Java "
+                "thread, allocation samples, compilations; nothing else")
+    return "settings=profile: execution samples every 10 ms per running Java thread, allocation samples"
+
+
 def ratio(a, b):
     return "" if a is None or b in (None, 0) else "%.2f×" % (a / b)
 
@@ -425,7 +436,7 @@ def header(run):
                "with each other fairly (one JVM serves both)")
     else:
         jit = "tiered compilation (C1, then C2: HotSpot's default, `LAB_SERVER_JIT=tiered`)"
-    w("| guest Java | %s; our server runs with a flight recording (settings=profile); JIT: %s |" % (info.get("java", "?"), jit))
+    w("| guest Java | %s; our server runs with a flight recording (%s); JIT: %s |" % (info.get("java", "?"), jfr_settings_text(info, short=True), jit))
     crashes = [r.value for r in run.of("info") if r.key == "karaf-crash"]
     w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
     w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), %s on siw; 64 MiB file, direct I/O, "
@@ -914,10 +925,9 @@ def profile_section(run, jfr, jfr_note, ran):
         w("No profile: %s." % jfr_note)
         w("")
         return
-    w("Java Flight Recorder in our server's JVM (settings=profile: execution samples every 10 ms per running Java "
-      "thread, allocation samples), aggregated over each workload's measured runs (%s). *leaf*: the executing "
+    w("Java Flight Recorder in our server's JVM (%s), aggregated over each workload's measured runs (%s). *leaf*: the executing "
       "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
-      "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % jfr_note)
+      "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % (jfr_settings_text(run.info), jfr_note))
 
     def lst(items, total, m=5):
         return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"

@@ -107,6 +107,28 @@ class Schema(unittest.TestCase):
         self.assertEqual([], recs.warnings)
 
 
+class FlightRecordingSettings(unittest.TestCase):
+    def test_runs_that_name_the_lab_settings_say_so_and_older_runs_say_profile(self):
+        self.assertEqual("settings=profile", labtool.jfr_settings_text({}, short=True))
+        self.assertIn("every 10 ms", labtool.jfr_settings_text({}))
+        lab = {"jfr_settings": "lab"}
+        self.assertIn("every 20 ms", labtool.jfr_settings_text(lab, short=True))
+        self.assertIn("lab_jfc", labtool.jfr_settings_text(lab))
+
+    def test_the_workload_writes_the_settings_it_names_and_records_only_the_events_the_report_reads(self):
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            workload = f.read()
+        self.assertIn('rec info jfr_settings "lab"', workload)
+        self.assertIn("settings=/tmp/rpcrdma4j-lab.jfc", workload)
+        jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", workload, re.S).group(1)
+        events = set(re.findall(r'<event name="([^"]+)"', jfc))
+        read = set()
+        for tool in ("JfrTop.java", "labtool.py"):
+            with open(os.path.join(LAB, tool), encoding="utf-8") as f:
+                read |= set(re.findall(r"jdk\.[A-Z][A-Za-z]+", f.read()))
+        self.assertEqual(read, events)
+
+
 class MalformedLines(unittest.TestCase):
     def test_a_malformed_line_is_warned_about_by_number_and_the_report_is_written(self):
         lines = ["info\tclk_tck\t100",

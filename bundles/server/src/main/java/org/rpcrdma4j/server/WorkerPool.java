@@ -8,6 +8,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,19 @@ import org.slf4j.LoggerFactory;
  * cannot reach a bound as large as its receive contexts: what it holds, queued or running, is
  * bounded by them, and a client beyond its credits meets RNR, back-pressured at its own device.
  *
+ * <p>The hand-off to a sleeping worker, what a call that finds every worker idle pays, is one
+ * {@link LockSupport#unpark} made after the pool's lock is let go, with the call handed to that
+ * worker directly: the worker wakes holding its call and needs the lock neither to find it nor
+ * again right away (a condition signalled under the lock woke a worker straight into the lock
+ * its waker still held, a second sleep and wake-up per hand-off: issue #33's lab counted 2.3
+ * futex calls per 4 KiB READ on the workers). Idle workers wait on a stack, the one idle last
+ * woken first (its caches are warm; the others stay asleep). At most one worker is being woken
+ * at a time: calls that arrive meanwhile queue, the woken worker, once it runs, wakes the next
+ * sleeper for them, and a worker that finishes a call takes the next queued one without sleeping
+ * at all. So a burst of short calls wakes workers one after another only as fast as they start,
+ * and the workers already running serve the rest, as nfsd wakes one idle thread per enqueued
+ * transport (svc_xprt_enqueue) rather than all of them.
+ *
  * <p>Threading: {@link #execute} from any thread; a short lock, no allocation in steady state
  * (emptied queues are reused). A call that throws (anything, an Error too) is logged and costs
  * no worker thread.
@@ -35,6 +49,8 @@ final class WorkerPool {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
     /** Emptied connection queues kept for reuse. */
     private static final int SPARE_QUEUES = 64;
+    /** Handed to an idle worker to end it (shut down with nothing queued, or stopped). */
+    private static final Runnable END = () -> { };
 
     private enum State { RUNNING, SHUTDOWN, STOP }
 
@@ -44,8 +60,16 @@ final class WorkerPool {
         final ArrayDeque<Runnable> calls = new ArrayDeque<>();
     }
 
+    /** One worker thread and the call handed to it while it slept. */
+    private static final class Worker {
+        Thread thread;
+        /** Set under {@link #lock} when the worker is taken off the idle stack; the worker clears it. */
+        volatile Runnable handed;
+        /** The next worker down the idle stack (under {@link #lock}). */
+        Worker nextIdle;
+    }
+
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition workReady = lock.newCondition();
     private final Condition allEnded = lock.newCondition();
     private final Map<Object, ConnectionQueue> queues = new IdentityHashMap<>();
     /** Connections with calls waiting, in the order they are served; each once. */
@@ -56,7 +80,14 @@ final class WorkerPool {
     private final LongAdder refusedOverBound = new LongAdder();
     private State state = State.RUNNING;
     private int running;
-    /** Times a worker waiting for a call was woken (under {@link #lock}): see {@link #wakeups()}. */
+    /** Idle workers, the one idle last on top (under {@link #lock}). */
+    private Worker idleTop;
+    /**
+     * A worker was handed a call and woken, and has not yet begun to run (under {@link #lock}):
+     * calls arriving meanwhile queue, and that worker wakes the next one for them.
+     */
+    private boolean waking;
+    /** Times a worker waiting for a call was handed one (under {@link #lock}): see {@link #wakeups()}. */
     private long wakeups;
 
     /**
@@ -70,8 +101,12 @@ final class WorkerPool {
         }
         this.maxQueuedPerConnection = maxQueuedPerConnection;
         this.threads = new Thread[threads];
+        Worker[] workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
-            this.threads[i] = factory.newThread(this::work);
+            Worker worker = new Worker();
+            workers[i] = worker;
+            worker.thread = factory.newThread(() -> work(worker));
+            this.threads[i] = worker.thread;
         }
         running = threads;
         for (Thread t : this.threads) {
@@ -80,34 +115,83 @@ final class WorkerPool {
     }
 
     /**
-     * execute() - queue {@code call} behind the calls {@code connection} has waiting; the
-     * connection's turn comes after every other connection with calls waiting had one.
+     * execute() - hand {@code call} to an idle worker when one sleeps and none is being woken;
+     * else queue it behind the calls {@code connection} has waiting, the connection's turn coming
+     * after every other connection with calls waiting had one.
      *
      * @throws RejectedExecutionException when shut down, or the connection already has
      *         {@code maxQueuedPerConnection} calls waiting
      */
     void execute(Object connection, Runnable call) {
+        Worker wake = null;
         lock.lock();
         try {
             if (state != State.RUNNING) {
                 throw new RejectedExecutionException("the worker pool is shut down");
             }
-            ConnectionQueue queue = queues.get(connection);
-            if (queue == null) {
-                queue = spare.isEmpty() ? new ConnectionQueue() : spare.poll();
-                queue.connection = connection;
-                queues.put(connection, queue);
-                ready.add(queue);
-                workReady.signal();
-            } else if (queue.calls.size() >= maxQueuedPerConnection) {
-                refusedOverBound.increment();
-                throw new RejectedExecutionException("connection " + connection + " already has "
-                        + maxQueuedPerConnection + " calls waiting for a worker (maxQueuedCallsPerConnection)");
+            if (!waking && idleTop != null && ready.isEmpty()) {
+                wake = handToIdle(call);
+            } else {
+                enqueue(connection, call);
             }
-            queue.calls.add(call);
         } finally {
             lock.unlock();
         }
+        if (wake != null) {
+            LockSupport.unpark(wake.thread);
+        }
+    }
+
+    /** enqueue() - under {@link #lock}: {@code call} behind its connection's waiting calls. */
+    private void enqueue(Object connection, Runnable call) {
+        ConnectionQueue queue = queues.get(connection);
+        if (queue == null) {
+            queue = spare.isEmpty() ? new ConnectionQueue() : spare.poll();
+            queue.connection = connection;
+            queues.put(connection, queue);
+            ready.add(queue);
+        } else if (queue.calls.size() >= maxQueuedPerConnection) {
+            refusedOverBound.increment();
+            throw new RejectedExecutionException("connection " + connection + " already has "
+                    + maxQueuedPerConnection + " calls waiting for a worker (maxQueuedCallsPerConnection)");
+        }
+        queue.calls.add(call);
+    }
+
+    /**
+     * handToIdle() - under {@link #lock}: the idle worker on top takes {@code call} and is marked
+     * as being woken; the caller unparks it once it let go of the lock.
+     */
+    private Worker handToIdle(Runnable call) {
+        Worker worker = idleTop;
+        idleTop = worker.nextIdle;
+        worker.nextIdle = null;
+        worker.handed = call;
+        waking = true;
+        wakeups++;
+        return worker;
+    }
+
+    /**
+     * pollQueued() - under {@link #lock}: the first call of the connection whose turn it is (that
+     * connection to the back of the line if it has more), or null when none waits.
+     */
+    private Runnable pollQueued() {
+        ConnectionQueue queue = ready.poll();
+        if (queue == null) {
+            return null;
+        }
+        Runnable call = queue.calls.poll();
+        if (queue.calls.isEmpty()) {
+            queues.remove(queue.connection);
+            queue.connection = null;
+            if (spare.size() < SPARE_QUEUES) {
+                spare.add(queue);
+            }
+        } else {
+            ready.add(queue);
+        }
+        return call;
     }
 
     /** @return calls refused because their connection had maxQueuedPerConnection waiting */
@@ -116,10 +200,10 @@ final class WorkerPool {
     }
 
     /**
-     * @return times a worker that waited for a call was woken since the pool started: each one a
-     *         thread the operating system put back on a CPU (a futex wake-up, and between CPUs an
-     *         interrupt), the cost of handing calls to workers one at a time. Per dispatched call,
-     *         it says how often a call found no worker running.
+     * @return times a call was handed to a worker that waited for one since the pool started:
+     *         each one a thread the operating system puts back on a CPU (a futex wake-up, and
+     *         between CPUs an interrupt), the cost of handing calls to sleeping workers. Per
+     *         dispatched call, it says how often a call found no worker running.
      */
     long wakeups() {
         lock.lock();
@@ -132,15 +216,17 @@ final class WorkerPool {
 
     /** shutdown() - refuse new calls; the workers finish every call queued, then end. */
     void shutdown() {
+        Worker idle;
         lock.lock();
         try {
             if (state == State.RUNNING) {
                 state = State.SHUTDOWN;
             }
-            workReady.signalAll();
+            idle = endIdleWorkers();
         } finally {
             lock.unlock();
         }
+        unparkAll(idle);
     }
 
     /**
@@ -151,6 +237,7 @@ final class WorkerPool {
      */
     int shutdownNow() {
         int dropped = 0;
+        Worker idle;
         lock.lock();
         try {
             state = State.STOP;
@@ -160,14 +247,41 @@ final class WorkerPool {
             }
             ready.clear();
             queues.clear();
-            workReady.signalAll();
+            idle = endIdleWorkers();
         } finally {
             lock.unlock();
         }
+        unparkAll(idle);
         for (Thread t : threads) {
             t.interrupt();
         }
         return dropped;
+    }
+
+    /**
+     * endIdleWorkers() - under {@link #lock}, the pool no longer running: every idle worker is
+     * handed {@link #END} (nothing is queued while a worker is idle and none is being woken, and a
+     * worker that runs finishes the queue before it would sleep).
+     *
+     * @return the idle workers, linked, to unpark once the lock is let go
+     */
+    private Worker endIdleWorkers() {
+        Worker idle = idleTop;
+        idleTop = null;
+        for (Worker w = idle; w != null; w = w.nextIdle) {
+            w.handed = END;
+        }
+        return idle;
+    }
+
+    private static void unparkAll(Worker idle) {
+        Worker w = idle;
+        while (w != null) {
+            Worker next = w.nextIdle;
+            w.nextIdle = null;
+            LockSupport.unpark(w.thread);
+            w = next;
+        }
     }
 
     /** @return true when every worker ended within {@code timeout} */
@@ -187,10 +301,10 @@ final class WorkerPool {
         }
     }
 
-    private void work() {
+    private void work(Worker me) {
         try {
             Runnable call;
-            while ((call = take()) != null) {
+            while ((call = next(me)) != null) {
                 try {
                     call.run();
                 } catch (Throwable e) {
@@ -210,45 +324,63 @@ final class WorkerPool {
     }
 
     /**
-     * take() - the next call: the first call of the connection whose turn it is; a connection
-     * with more calls waiting goes to the back of the line (and another worker is woken for it).
+     * next() - the worker's next call: a queued one if any (the connection whose turn it is),
+     * else it goes on the idle stack and sleeps until a call is handed to it.
      *
      * @return null when the worker is to end (shut down and nothing left, or stopped)
      */
-    private Runnable take() {
+    private Runnable next(Worker me) {
         lock.lock();
         try {
-            ConnectionQueue queue;
-            while ((queue = ready.poll()) == null) {
-                if (state != State.RUNNING) {
-                    return null;
-                }
-                try {
-                    workReady.await();
-                    wakeups++;
-                } catch (InterruptedException e) {
-                    if (state == State.STOP) {
-                        return null;
-                    }
-                }
-            }
             if (state == State.STOP) {
                 return null;
             }
-            Runnable call = queue.calls.poll();
-            if (queue.calls.isEmpty()) {
-                queues.remove(queue.connection);
-                queue.connection = null;
-                if (spare.size() < SPARE_QUEUES) {
-                    spare.add(queue);
-                }
-            } else {
-                ready.add(queue);
-                workReady.signal();
+            Runnable call = pollQueued();
+            if (call != null) {
+                return call;
             }
-            return call;
+            if (state != State.RUNNING) {
+                return null;
+            }
+            me.nextIdle = idleTop;
+            idleTop = me;
         } finally {
             lock.unlock();
         }
+        return awaitHanded(me);
+    }
+
+    /**
+     * awaitHanded() - sleep until a call is handed to this worker (an interrupt, which only
+     * {@link #shutdownNow} means and which hands {@link #END} to idle workers itself, or a spurious
+     * return of park, just goes on waiting); once awake, wake the next idle worker when calls
+     * queued while this one was being woken.
+     *
+     * @return the call; null for {@link #END}
+     */
+    private Runnable awaitHanded(Worker me) {
+        Runnable call;
+        while ((call = me.handed) == null) {
+            LockSupport.park(this);
+            Thread.interrupted(); // only a stop interrupts, and it hands END; a stale status would make park spin
+        }
+        me.handed = null;
+        if (call == END) {
+            return null;
+        }
+        Worker wake = null;
+        lock.lock();
+        try {
+            waking = false;
+            if (idleTop != null && !ready.isEmpty() && state != State.STOP) {
+                wake = handToIdle(pollQueued());
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake.thread);
+        }
+        return call;
     }
 }

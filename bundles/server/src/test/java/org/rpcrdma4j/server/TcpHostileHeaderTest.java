@@ -80,6 +80,13 @@ class TcpHostileHeaderTest {
             out.flush();
         }
 
+        /** Raw bytes, flushed, then a pause so that the server reads them apart from what follows. */
+        void sendRaw(byte[] bytes) throws IOException, InterruptedException {
+            out.write(bytes);
+            out.flush();
+            Thread.sleep(20);
+        }
+
         ByteBuffer receive() throws IOException {
             int mark = in.readInt();
             assertTrue(mark < 0, "a single-fragment reply (last-fragment bit set)");
@@ -109,6 +116,73 @@ class TcpHostileHeaderTest {
     private static void assertAnswered(ByteBuffer reply, int xid) {
         assertArrayEquals(new int[] {xid, RpcMessage.MSG_ACCEPTED, 0}, RpcHeaders.replyHead(reply),
                 "NULL answered: MSG_ACCEPTED, SUCCESS");
+    }
+
+    /** A call of ECHO whose opaque argument is {@code data} (a multiple of 4 bytes long). */
+    private static byte[] echoCall(int xid, byte[] data) {
+        int words = (data.length + 3) / 4;
+        int[] argument = new int[1 + words];
+        argument[0] = data.length;
+        ByteBuffer.wrap(data).asIntBuffer().get(argument, 1, data.length / 4);
+        return RpcHeaders.nullAuthCall(xid, 2, EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, argument);
+    }
+
+    private static byte[] fragment(byte[] message, int from, int to, boolean last) {
+        return ByteBuffer.allocate(Integer.BYTES + to - from).putInt((last ? 0x8000_0000 : 0) | (to - from))
+                .put(message, from, to - from).array();
+    }
+
+    /**
+     * Record marking (RFC 5531 section 11) as the record parser reads it: a call in three
+     * fragments, the pieces (a fragment header too) arriving in separate reads, is answered with
+     * its argument whole; two records in one read are both answered, in order.
+     */
+    @Test
+    void aCallInFragmentsArrivingInPiecesIsAnsweredWhole() throws Exception {
+        byte[] data = new byte[40];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 7 + 1);
+        }
+        byte[] call = echoCall(31, data);
+        int a = 10;
+        int b = call.length - 13;
+        byte[] stream = ByteBuffer.allocate(3 * Integer.BYTES + call.length).put(fragment(call, 0, a, false))
+                .put(fragment(call, a, b, false)).put(fragment(call, b, call.length, true)).array();
+        try (RawConnection connection = new RawConnection()) {
+            // inside the first header, the first fragment, the second header, the second
+            // fragment, the third header, the third fragment; then the rest
+            int second = Integer.BYTES + a;
+            int third = second + Integer.BYTES + (b - a);
+            int[] cuts = {2, 9, second + 2, second + Integer.BYTES + 1, third + 3, stream.length - 3, stream.length};
+            int from = 0;
+            for (int cut : cuts) {
+                connection.sendRaw(java.util.Arrays.copyOfRange(stream, from, cut));
+                from = cut;
+            }
+            ByteBuffer reply = connection.receive();
+            assertAnswered(reply, 31);
+            int at = reply.limit() - Integer.BYTES - data.length;
+            assertEquals(data.length, reply.getInt(at), "the echoed opaque's length");
+            byte[] echoed = new byte[data.length];
+            reply.get(at + Integer.BYTES, echoed);
+            assertArrayEquals(data, echoed, "the argument, reassembled from three fragments");
+        }
+    }
+
+    @Test
+    void twoRecordsInOneReadAreBothAnsweredInOrder() throws Exception {
+        byte[] first = nullCall(41);
+        byte[] second = nullCall(42);
+        byte[] stream = ByteBuffer.allocate(2 * Integer.BYTES + first.length + second.length)
+                .put(fragment(first, 0, first.length, true)).put(fragment(second, 0, second.length, true)).array();
+        try (RawConnection connection = new RawConnection()) {
+            connection.sendRaw(stream);
+            ByteBuffer one = connection.receive();
+            ByteBuffer two = connection.receive();
+            ByteBuffer to41 = one.getInt(0) == 41 ? one : two;
+            assertAnswered(to41, 41);
+            assertAnswered(to41 == one ? two : one, 42);
+        }
     }
 
     @Test

@@ -35,12 +35,14 @@ import org.slf4j.LoggerFactory;
  * clients are told the port (NFS over TCP: 2049 by convention).
  *
  * <p>What a peer claims is checked before oncrpc4j acts on it, as over RDMA: a
- * {@link RecordSizeGuard} before oncrpc4j's record parser closes a connection whose record
- * claims more than {@link RecordSizeGuard#MAX_RECORD_BYTES}, and an {@link RpcHeaderCheckFilter}
- * after it refuses calls and replies whose credential or verifier lengths are malformed.
- * oncrpc4j's builder has no place for filters of our own, so they go into the chain it built:
- * its transports are read from the service (a private field) and given a new chain with the
- * two filters. The service is not started without them.
+ * {@link RecordSizeGuard} before the record parser closes a connection whose record claims
+ * more than {@link RecordSizeGuard#MAX_RECORD_BYTES}; the record parser is ours
+ * ({@link ClaimCheckedRecordParser}, in oncrpc4j's parser's place), so every message is a
+ * claim-checked stream from the start; and an {@link RpcHeaderCheckFilter} after it refuses
+ * calls and replies whose credential or verifier lengths are malformed. oncrpc4j's builder has
+ * no place for filters of our own, so they go into the chain it built: its transports are read
+ * from the service (a private field) and given a new chain with the three filters. The service
+ * is not started without them.
  */
 public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.Listener {
 
@@ -135,8 +137,8 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
 
     /**
      * guardFilterChains() - gives each of the service's Grizzly transports (and the listening
-     * connections bound from them) a chain with {@link RecordSizeGuard} just before oncrpc4j's
-     * record parser and the header check just after it. Called right after the service started,
+     * connections bound from them) a chain with {@link RecordSizeGuard}, our record parser in
+     * place of oncrpc4j's, and the header check just after it. Called right after the service started,
      * before any program is registered: a connection accepted in between is guarded from its next
      * read on.
      */
@@ -169,7 +171,8 @@ public final class OncRpcTcpTransport implements HostedTransport, ProgramTable.L
             if (filter instanceof RpcMessageParserTCP) {
                 parserFound = true;
                 filters.add(recordGuard);
-                filters.add(filter);
+                // ours in place of oncrpc4j's: each message a ClaimCheckedXdr from the start
+                filters.add(filter instanceof ClaimCheckedRecordParser ? filter : new ClaimCheckedRecordParser());
                 filters.add(check);
             } else {
                 filters.add(filter);

@@ -11,6 +11,7 @@ import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.memory.MemoryManager;
 import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.server.ClaimCheckedXdr;
 import org.rpcrdma4j.server.RpcCallDispatcher;
@@ -30,7 +31,8 @@ import org.rpcrdma4j.server.RpcHeaderCheck;
  *     NFSv4.0 callback) with a malformed header is replaced by a denial with its xid (MSG_DENIED,
  *     AUTH_ERROR, AUTH_BADVERF), which oncrpc4j delivers to the waiting call as an
  *     {@code OncRpcRejectedException} at once, instead of decoding what it claims.</li>
- * <li>A sound message goes on as a {@link ClaimCheckedXdr} over the same bytes, so that what
+ * <li>A sound message goes on as a {@link ClaimCheckedXdr} over the same bytes (the record
+ *     parser before this filter makes it one: {@link ClaimCheckedRecordParser}), so that what
  *     its arguments (or results) claim is checked too when the program decodes them.</li>
  * </ul>
  */
@@ -63,7 +65,7 @@ final class RpcHeaderCheckFilter extends BaseFilter {
             case RpcMessage.CALL -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkCall(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
-                    ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
+                    ctx.setMessage(claimChecked(xdr, message, ctx.getMemoryManager()));
                     return ctx.getInvokeAction();
                 }
                 Connection<InetSocketAddress> connection = ctx.getConnection();
@@ -74,7 +76,7 @@ final class RpcHeaderCheckFilter extends BaseFilter {
             case RpcMessage.REPLY -> {
                 RpcHeaderCheck.Fault fault = RpcHeaderCheck.checkReply(message, start);
                 if (fault == RpcHeaderCheck.Fault.NONE) {
-                    ctx.setMessage(new ClaimCheckedXdr(message, ctx.getMemoryManager()));
+                    ctx.setMessage(claimChecked(xdr, message, ctx.getMemoryManager()));
                     return ctx.getInvokeAction();
                 }
                 dispatcher.refusedMalformedReply(xid, ctx.getConnection().getPeerAddress(), fault);
@@ -93,6 +95,14 @@ final class RpcHeaderCheckFilter extends BaseFilter {
                 return ctx.getInvokeAction(); // oncrpc4j logs and drops an unknown message type
             }
         }
+    }
+
+    /**
+     * claimChecked() - the sound message as a {@link ClaimCheckedXdr}: the one the record parser
+     * made ({@link ClaimCheckedRecordParser}), else a new one over the same bytes.
+     */
+    static ClaimCheckedXdr claimChecked(Xdr xdr, Buffer message, MemoryManager memoryManager) {
+        return xdr instanceof ClaimCheckedXdr checked ? checked : new ClaimCheckedXdr(message, memoryManager);
     }
 
     /** Stops the reply queue's timer (it never has a thread: nothing is registered in it). */

@@ -15,10 +15,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * WorkerHandOffTest - how the worker pool hands calls to sleeping workers (issue #33): one worker
- * woken at a time, the call handed to it directly, the next sleeper woken by the one that starts
- * when calls queued meanwhile; calls that block still get every worker; shutting down ends the
- * sleepers; an interrupt a call leaves behind does not keep its worker from sleeping.
+ * WorkerHandOffTest - how the worker pool hands calls to sleeping workers and counts the wake-ups
+ * (issue #33): a call that finds the worker asleep costs one wake-up, calls queued while it runs
+ * cost none; one worker is woken at a time, the call handed to it directly, the next sleeper
+ * woken by the one that starts when calls queued meanwhile; calls that block still get every
+ * worker; shutting down ends the sleepers; an interrupt a call leaves behind does not keep its
+ * worker from sleeping.
  */
 class WorkerHandOffTest {
     private static final long WAIT_SECONDS = 10;
@@ -57,6 +59,48 @@ class WorkerHandOffTest {
                     + threads.stream().map(t -> t.getName() + " " + t.getState()).toList());
             Thread.sleep(1);
         }
+    }
+
+    /** A call that says it started, waits to be released, then runs {@code after}. */
+    private static Runnable blockingCall(CountDownLatch started, CountDownLatch release, Runnable after) {
+        return () -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            after.run();
+        };
+    }
+
+    @Test
+    void eachCallThatFindsTheWorkerAsleepWakesItOnce() throws InterruptedException {
+        WorkerPool workers = pool(1);
+        for (int i = 0; i < 5; i++) {
+            awaitAllAsleep();
+            CountDownLatch ran = new CountDownLatch(1);
+            workers.execute(connection, ran::countDown);
+            assertTrue(ran.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertEquals(i + 1, workers.wakeups(), "after call " + (i + 1));
+        }
+    }
+
+    @Test
+    void callsQueuedWhileTheWorkerRunsCostNoWakeup() throws InterruptedException {
+        WorkerPool workers = pool(1);
+        awaitAllAsleep();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch allRan = new CountDownLatch(6);
+        workers.execute(connection, blockingCall(running, release, allRan::countDown));
+        assertTrue(running.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        for (int i = 0; i < 5; i++) {
+            workers.execute(connection, allRan::countDown);
+        }
+        release.countDown();
+        assertTrue(allRan.await(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(1, workers.wakeups(), "only the first call found the worker waiting");
     }
 
     @Test
@@ -135,15 +179,7 @@ class WorkerHandOffTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch blocked = new CountDownLatch(1);
         AtomicInteger ran = new AtomicInteger();
-        workers.execute(connection, () -> {
-            blocked.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ran.incrementAndGet();
-        });
+        workers.execute(connection, blockingCall(blocked, release, ran::incrementAndGet));
         assertTrue(blocked.await(WAIT_SECONDS, TimeUnit.SECONDS));
         for (int i = 0; i < 10; i++) {
             workers.execute(connection, ran::incrementAndGet);
@@ -161,16 +197,9 @@ class WorkerHandOffTest {
         WorkerPool workers = pool(2);
         awaitAllAsleep();
         CountDownLatch blocked = new CountDownLatch(2);
-        CountDownLatch never = new CountDownLatch(1);
         for (int i = 0; i < 2; i++) {
-            workers.execute(connection, () -> {
-                blocked.countDown();
-                try {
-                    never.await();
-                } catch (InterruptedException e) {
-                    // the stop's interrupt ends the call
-                }
-            });
+            // never released: the stop's interrupt ends the call
+            workers.execute(connection, blockingCall(blocked, new CountDownLatch(1), () -> { }));
         }
         assertTrue(blocked.await(WAIT_SECONDS, TimeUnit.SECONDS));
         AtomicInteger ran = new AtomicInteger();

@@ -149,10 +149,10 @@ def opt_float(value):
 
 def jfr_settings_text(info, short=False):
     """What the server's flight recording recorded: the guest's lab_jfc since it wrote jfr_settings, settings=profile before."""
+    lab = info.get("jfr_settings") == "lab"
     if short:
-        return "the lab's settings: CPU samples every 20 ms, allocation samples, compilations" \
-            if info.get("jfr_settings") == "lab" else "settings=profile"
-    if info.get("jfr_settings") == "lab":
+        return "the lab's settings: CPU samples every 20 ms, allocation samples, compilations" if lab else "settings=profile"
+    if lab:
         return ("the lab's settings, lab_jfc in lab/guest/workload: execution samples every 20 ms per running Java "
                 "thread, allocation samples, compilations; nothing else")
     return "settings=profile: execution samples every 10 ms per running Java thread, allocation samples"

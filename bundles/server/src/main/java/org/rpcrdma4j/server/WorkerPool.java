@@ -101,10 +101,8 @@ final class WorkerPool {
         }
         this.maxQueuedPerConnection = maxQueuedPerConnection;
         this.threads = new Thread[threads];
-        Worker[] workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             Worker worker = new Worker();
-            workers[i] = worker;
             worker.thread = factory.newThread(() -> work(worker));
             this.threads[i] = worker.thread;
         }

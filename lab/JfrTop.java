@@ -26,7 +26,10 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code leaf label count frame} (top 8 executing methods by CPU samples),
  * {@code own label count frame} (top 5 by the first frame in org.rpcrdma4j or org.dcache),
  * {@code thread label count name} (top 5 sampled threads),
- * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK);
+ * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK),
+ * {@code wait label count thread site} (top 12 places where threads parked or met a contended
+ * monitor: jdk.ThreadPark and jdk.JavaMonitorEnter, which only the lab's waits window turns on;
+ * the site is the event's kind and its first frames past the JDK's lock classes);
  * and per recording, whatever the windows, the JIT's cumulative work as HotSpot reports it about
  * once a second (jdk.CompilerStatistics): {@code compstat recording epochSeconds totalCompileMillis
  * compilations}, from which the report tells when compilation settled; and every compilation the
@@ -37,6 +40,9 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code deopt recording epochSeconds class method reason action}.
  */
 public final class JfrTop {
+    /** Frames of a wait's site, past the JDK's lock classes. */
+    private static final int WAIT_FRAMES = 3;
+
     private record Window(String label, long startNs, long endNs) {
     }
 
@@ -49,6 +55,7 @@ public final class JfrTop {
         final Map<String, Long> own = new HashMap<>();
         final Map<String, Long> threads = new HashMap<>();
         final Map<String, Long> alloc = new HashMap<>();
+        final Map<String, Long> waits = new HashMap<>();
     }
 
     public static void main(String[] args) throws IOException {
@@ -91,7 +98,8 @@ public final class JfrTop {
                     jit.append(jitLine(name, type, ev));
                 }
                 if (!type.equals("jdk.ExecutionSample") && !type.equals("jdk.ObjectAllocationSample")
-                        && !type.equals("jdk.Compilation")) {
+                        && !type.equals("jdk.Compilation") && !type.equals("jdk.ThreadPark")
+                        && !type.equals("jdk.JavaMonitorEnter")) {
                     continue;
                 }
                 long t = ev.getStartTime().getEpochSecond() * 1_000_000_000L + ev.getStartTime().getNano();
@@ -143,8 +151,35 @@ public final class JfrTop {
                 String site = frames.stream().filter(f -> !isJdk(f)).findFirst().map(JfrTop::frame).orElse("?");
                 a.alloc.merge(site, weight, Long::sum);
             }
+            case "jdk.ThreadPark", "jdk.JavaMonitorEnter" -> {
+                RecordedThread th = ev.getThread("eventThread");
+                String thread = th == null ? "?" : String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
+                a.waits.merge(thread + "\t" + waitSite(type, frames), 1L, Long::sum);
+            }
             default -> a.compilations++;
         }
+    }
+
+    /**
+     * @return where a thread waited: "park" or "monitor", then the first {@value #WAIT_FRAMES} frames
+     *         past the JDK's park and lock machinery (Unsafe, LockSupport, java.util.concurrent.locks)
+     *         and lambdas' hidden classes, innermost first
+     */
+    private static String waitSite(String type, List<RecordedFrame> frames) {
+        StringBuilder site = new StringBuilder(type.equals("jdk.ThreadPark") ? "park" : "monitor");
+        int n = 0;
+        for (RecordedFrame f : frames) {
+            String cls = f.getMethod().getType().getName();
+            if (cls.startsWith("jdk.internal.misc.") || cls.startsWith("java.util.concurrent.locks.")
+                    || cls.contains("$$Lambda")) {
+                continue;
+            }
+            site.append(n == 0 ? ": " : " < ").append(frame(f));
+            if (++n == WAIT_FRAMES) {
+                break;
+            }
+        }
+        return site.toString();
     }
 
     private static boolean isOwn(RecordedFrame f) {
@@ -165,6 +200,7 @@ public final class JfrTop {
             top(out, "own", label, a.own, 5);
             top(out, "thread", label, a.threads, 5);
             top(out, "alloc", label, a.alloc, 5);
+            top(out, "wait", label, a.waits, 12);
         });
         System.out.print(out);
     }

@@ -220,7 +220,11 @@ def run_jfr(meta, rdir, windows):
             except (ValueError, IndexError):
                 pass
             continue
-        d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "alloc": []})
+        d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "alloc": [], "wait": []})
+        if f[0] == "wait":
+            if len(f) >= 5:
+                d["wait"].append((int(f[2]), f[3], f[4]))
+            continue
         if f[0] == "window":
             d["seconds"], d["samples"], d["allocated"], d["compilations"] = float(f[2]), int(f[3]), int(f[4]), int(f[5])
         else:
@@ -411,6 +415,10 @@ def header(run):
           meta.get("sha", "?"), " (tree with uncommitted changes)" if meta.get("dirty") == "1" else "",
           meta.get("date", ""), " (and NFSv4.1: the nfs4 phase)" if "nfs4" in run.wanted else ""))
     w("")
+    # an experiment's own setting, which the workload records (info experiment...) when it is changed for one run
+    for key in sorted(k for k in info if k.startswith("experiment")):
+        w("**Experiment** (`%s`): %s. The run's workload differs from the commit's in this setting only." % (key, info[key]))
+        w("")
     w("| | |")
     w("|---|---|")
     if meta.get("tcg", "single") == "single":
@@ -827,6 +835,9 @@ def jfr_windows(run):
     for r in run.of("idle"):
         if not r.key.startswith("knfsd"):
             windows.append((r.key + "/idle", r.t0, r.t1))
+    for r in run.of("kwaits"):
+        if r.rc == "0" and r.t0 and r.t1:
+            windows.append((r.key + "/waits", r.t0, r.t1))
     return windows
 
 
@@ -958,6 +969,23 @@ def jfr_sections(run, ran):
     deopts = (jfr or {}).pop("_deopt", {})
     compile_section(run, compstat, comps, deopts, windows, jfr_note)
     profile_section(run, jfr, jfr_note, ran)
+    save_waits(run, jfr or {})
+
+
+def waits_file(key):
+    """The committed file of a server's waits window (JfrTop's wait lines), beside its kprof files."""
+    return "kprof/%s-randread-waits.tsv" % key
+
+
+def save_waits(run, jfr):
+    """Keeps each waits window's sites from the flight recording (raw/, not committed) in kprof/, so
+    that the report can be written again without the recording."""
+    for r in run.of("kwaits"):
+        waits = jfr.get(r.key + "/waits", {}).get("wait")
+        if waits:
+            os.makedirs(os.path.dirname(run.path(waits_file(r.key))), exist_ok=True)
+            with open(run.path(waits_file(r.key)), "w", encoding="utf-8") as f:
+                f.write("".join("%d\t%s\t%s\n" % x for x in waits))
 
 
 def data_checks_section(run):
@@ -1473,6 +1501,42 @@ def kprof_section(run):
             else:
                 w("System calls: not counted (perf exit %s, %s READs; %s)." % (r.trace_rc or "?", r.trace_ops or "?", r.trace))
                 w("")
+        waits_table(run, r.key)
+
+
+def waits_table(run, key):
+    """Where our JVM's threads waited in the profiled job's waits window (kwaits record, JfrTop's wait
+    lines): parks and contended monitor enters per READ, by thread and site; nothing without a record."""
+    w = run.w
+    rec = [x for x in run.of("kwaits") if x.key == key]
+    if not rec:
+        return
+    r = rec[-1]
+    ops = int(r.ops or 0)
+    waits = []
+    try:
+        with open(run.path(waits_file(key)), encoding="utf-8") as f:
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if len(c) == 3 and c[0].isdigit():
+                    waits.append((int(c[0]), c[1], c[2]))
+    except OSError:
+        pass
+    if r.rc != "0" or ops <= 0 or not waits:
+        w("Where its threads waited: not recorded (jcmd JFR.start exit %s, %s READs, %d sites in the recording)."
+          % (r.rc or "?", r.ops or "?", len(waits)))
+        w("")
+        return
+    w("Where our JVM's threads waited per READ (JFR: every jdk.ThreadPark and contended jdk.JavaMonitorEnter, with "
+      "stacks, in a third window of %d READs in %.1f s; *park* is LockSupport.park, an idle thread's wait included, "
+      "*monitor* a synchronized block another thread held; the site's first frames past the JDK's lock classes, "
+      "innermost first):" % (ops, float(r.t1) - float(r.t0)))
+    w("")
+    w("| per READ | thread | site |")
+    w("|---:|---|---|")
+    for count, thread, site in sorted(waits, key=lambda x: -x[0]):
+        w("| %.2f | %s | %s |" % (count / ops, thread, site.replace("|", "\\|")))
+    w("")
 
 
 def bucket_micros(text):

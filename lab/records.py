@@ -62,6 +62,10 @@ KINDS = {
                   "one profiled random-read job after a server's measured runs: perf record -a over the guest "
                   "(its flat report's file, exit code, the client's READ calls in the window, epoch window), "
                   "then our JVM's system calls counted (their file, exit code, READ calls, end, start)"),
+    "kwaits": Kind(("key", "rc", "ops", "t0", "t1"), 3,
+                   "where our JVM's threads waited in a third window of the profiled random-read job (JFR's park "
+                   "and contended monitor-enter events, read from the JVM's recording by the window): jcmd "
+                   "JFR.start's exit code, the client's READ calls in the window, epoch window"),
     "pjob": Kind(("key", "mount", "address", "fio", "rc"), 5,
                  "one fio job of the parallel mounts (parallel.FABRIC): the mount's number, its server "
                  "address, its JSON output, its exit code"),

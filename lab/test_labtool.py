@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 LAB = os.path.dirname(os.path.abspath(__file__))
@@ -122,11 +123,72 @@ class FlightRecordingSettings(unittest.TestCase):
         self.assertIn("settings=/tmp/rpcrdma4j-lab.jfc", workload)
         jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", workload, re.S).group(1)
         events = set(re.findall(r'<event name="([^"]+)"', jfc))
+        # the waits window's settings (lab_waits_jfc): on only while it lasts
+        waits = set(re.findall(r'<event name="([^"]+)"', self.waits_jfc(workload)))
+        self.assertEqual({"jdk.ThreadPark", "jdk.JavaMonitorEnter"}, waits)
+        self.assertFalse(waits & events, "the measured runs must not pay for the waits window's events")
         read = set()
         for tool in ("JfrTop.java", "labtool.py"):
             with open(os.path.join(LAB, tool), encoding="utf-8") as f:
                 read |= set(re.findall(r"jdk\.[A-Z][A-Za-z]+", f.read()))
-        self.assertEqual(read, events)
+        self.assertEqual(read, events | waits)
+
+    @staticmethod
+    def waits_jfc(workload):
+        return re.search(r"<<'WAITS'\n(.*?)\nWAITS\n", workload, re.S).group(1)
+
+    PARKER = """import java.util.concurrent.locks.LockSupport;
+
+public class Parker {
+    public static void main(String[] args) throws Exception {
+        Thread t = new Thread(Parker::nap, "rpcrdma4j-worker-7");
+        t.start();
+        t.join();
+    }
+
+    static void nap() {
+        for (int i = 0; i < 40; i++) {
+            LockSupport.parkNanos(1_000_000L);
+        }
+    }
+}
+"""
+
+    def test_the_waits_window_is_read_from_a_recording_and_reported_per_read(self):
+        """The workload's waits settings on a JVM that parks 40 times: JfrTop finds the parks in the
+        kwaits record's window, and the report puts them per READ by thread and site."""
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            jfc = self.waits_jfc(f.read())
+        with tempfile.TemporaryDirectory() as tmp:
+            rdir = os.path.join(tmp, "results")
+            os.makedirs(os.path.join(rdir, "jfr"))
+            with open(os.path.join(tmp, "waits.jfc"), "w", encoding="utf-8") as f:
+                f.write(jfc)
+            with open(os.path.join(tmp, "Parker.java"), "w", encoding="utf-8") as f:
+                f.write(self.PARKER)
+            t0 = "%.3f" % (time.time() - 1)
+            subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
+                os.path.join(tmp, "waits.jfc"), os.path.join(rdir, "jfr", "karaf-1.jfr")),
+                os.path.join(tmp, "Parker.java")], check=True, capture_output=True, timeout=120)
+            t1 = "%.3f" % (time.time() + 1)
+            with open(os.path.join(rdir, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0\n")
+                f.write("kwaits\tlkey.rxe\t0\t20\t%s\t%s\n" % (t0, t1))
+            os.makedirs(os.path.join(rdir, "kprof"))
+            with open(os.path.join(rdir, "kprof", "lkey.rxe-randread.txt"), "w", encoding="utf-8") as f:
+                f.write(KernelProfile.FLAT)
+            _, md, err = report(rdir, {"phases": "rdma", "fabrics": "rxe"}, tmp)
+        self.assertNotIn("labtool:", err)
+        section = md.split("## Where a random read's CPU goes, the kernel included (perf)\n", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("in a third window of 20 READs", section)
+        # 40 parks over 20 READs, the site past LockSupport and Unsafe
+        self.assertIn("| 2.00 | rpcrdmaNj-worker-N | park: Parker.nap < Thread.run |", section)
+
+    def test_a_failed_waits_window_says_so(self):
+        md = LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0",
+            "kwaits\tlkey.rxe\t1\t0"], {"kprof/lkey.rxe-randread.txt": KernelProfile.FLAT})
+        self.assertIn("Where its threads waited: not recorded (jcmd JFR.start exit 1, 0 READs, 0 sites in the recording).", md)
 
 
 class MalformedLines(unittest.TestCase):

@@ -26,6 +26,8 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code leaf label count frame} (top 8 executing methods by CPU samples),
  * {@code own label count frame} (top 5 by the first frame in org.rpcrdma4j or org.dcache),
  * {@code thread label count name} (top 5 sampled threads),
+ * {@code town label thread count frame} (for each of the 3 most sampled threads, its top 8 own
+ * frames as above: what the completion loop's thread does, apart from what the workers do),
  * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK),
  * {@code wait label count thread site} (top 12 places where threads parked or met a contended
  * monitor: jdk.ThreadPark and jdk.JavaMonitorEnter, which only the lab's waits window turns on;
@@ -54,6 +56,8 @@ public final class JfrTop {
         final Map<String, Long> leaf = new HashMap<>();
         final Map<String, Long> own = new HashMap<>();
         final Map<String, Long> threads = new HashMap<>();
+        /** Own frames per sampled thread (names with digits as N). */
+        final Map<String, Map<String, Long>> ownByThread = new HashMap<>();
         final Map<String, Long> alloc = new HashMap<>();
         final Map<String, Long> waits = new HashMap<>();
     }
@@ -139,10 +143,16 @@ public final class JfrTop {
                 if (!frames.isEmpty()) {
                     a.leaf.merge(frame(frames.get(0)), 1L, Long::sum);
                 }
-                frames.stream().filter(f -> isOwn(f)).findFirst().ifPresent(f -> a.own.merge(frame(f), 1L, Long::sum));
+                String own = frames.stream().filter(f -> isOwn(f)).findFirst().map(JfrTop::frame).orElse(null);
+                if (own != null) {
+                    a.own.merge(own, 1L, Long::sum);
+                }
                 RecordedThread th = ev.getThread("sampledThread");
                 if (th != null) {
-                    a.threads.merge(String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N"), 1L, Long::sum);
+                    String thread = String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
+                    a.threads.merge(thread, 1L, Long::sum);
+                    a.ownByThread.computeIfAbsent(thread, k -> new HashMap<>())
+                        .merge(own != null ? own : "(no own frame)", 1L, Long::sum);
                 }
             }
             case "jdk.ObjectAllocationSample" -> {
@@ -199,6 +209,8 @@ public final class JfrTop {
             top(out, "leaf", label, a.leaf, 8);
             top(out, "own", label, a.own, 5);
             top(out, "thread", label, a.threads, 5);
+            a.threads.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(3)
+                .forEach(t -> top(out, "town", label + "\t" + t.getKey(), a.ownByThread.get(t.getKey()), 8));
             top(out, "alloc", label, a.alloc, 5);
             top(out, "wait", label, a.waits, 12);
         });

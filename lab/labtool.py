@@ -225,6 +225,10 @@ def run_jfr(meta, rdir, windows):
             if len(f) >= 5:
                 d["wait"].append((int(f[2]), f[3], f[4]))
             continue
+        if f[0] == "town":
+            if len(f) >= 5:
+                d.setdefault("town", {}).setdefault(f[2], []).append((int(f[3]), f[4]))
+            continue
         if f[0] == "window":
             d["seconds"], d["samples"], d["allocated"], d["compilations"] = float(f[2]), int(f[3]), int(f[4]), int(f[5])
         else:
@@ -958,7 +962,34 @@ def profile_section(run, jfr, jfr_note, ran):
                 desc, d.get("samples", 0), lst(d["leaf"], n), lst(d["own"], n, 4), lst(d["thread"], n, 4),
                 fmt(d.get("allocated", 0) / 1e6 / d["seconds"] if d.get("seconds") else None, 1),
                 lst(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
+        thread_table(w, k, jfr, lst)
     w("")
+
+
+def thread_table(w, key, jfr, lst):
+    """The 4 KiB jobs' CPU samples per thread (the 3 most sampled), each thread's own frames as
+    shares of its own samples: what the completion loop's thread does per call, apart from the
+    workers, where the per-call costs of the transport are."""
+    rows = []
+    for job, _, desc in JOBS:
+        d = jfr.get(key + "/" + job)
+        if not d or not d.get("town") or not job.startswith("rand"):
+            continue
+        threads = dict((name, c) for c, name in d["thread"])
+        total = max(d.get("samples", 0), 1)
+        for name, frames in sorted(d["town"].items(), key=lambda t: -threads.get(t[0], 0)):
+            n = max(threads.get(name, 0), 1)
+            rows.append("| %s | %s | %.0f %% | %s |" % (desc, name, 100.0 * threads.get(name, 0) / total, lst(frames, n, 8)))
+    if rows:
+        w("")
+        w("Per thread, the 4 KiB jobs: each of the 3 most sampled threads' share of the CPU samples, and its own "
+          "frames (as above) as shares of that thread's samples (*(no own frame)*: JDK or library code with no "
+          "rpcrdma4j/dCache frame under it).")
+        w("")
+        w("| workload | thread | samples | top own frames of the thread |")
+        w("|---|---|---:|---|")
+        for r in rows:
+            w(r)
 
 
 def jfr_sections(run, ran):

@@ -184,6 +184,87 @@ public class Parker {
         # 40 parks over 20 READs, the site past LockSupport and Unsafe
         self.assertIn("| 2.00 | rpcrdmaNj-worker-N | park: Parker.nap < Thread.run |", section)
 
+    SPINNER = """package org.rpcrdma4j.labtest;
+
+public class Spinner {
+    static volatile long sink;
+
+    public static void main(String[] args) throws Exception {
+        Thread loop = new Thread(() -> spin(true), "rpcrdma4j-rdma-20049-loop-0-1");
+        Thread worker = new Thread(() -> spin(false), "rpcrdma4j-worker-12");
+        loop.start();
+        worker.start();
+        loop.join();
+        worker.join();
+    }
+
+    static void spin(boolean polls) {
+        long end = System.nanoTime() + 1_500_000_000L;
+        while (System.nanoTime() < end) {
+            if (polls) {
+                poll();
+            } else {
+                serve();
+            }
+        }
+    }
+
+    static void poll() {
+        for (int i = 0; i < 1000; i++) {
+            sink += i;
+        }
+    }
+
+    static void serve() {
+        for (int i = 0; i < 1000; i++) {
+            sink ^= i;
+        }
+    }
+}
+"""
+
+    def test_each_threads_own_frames_are_counted_apart_and_reported_per_thread(self):
+        """The lab's own JFC on a JVM with a loop thread and a worker, each spinning in its own
+        method: JfrTop's town lines give each thread its own frames, and the profile section's
+        per-thread table puts them beside the thread's share of the samples."""
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", f.read(), re.S).group(1)
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "lab.jfc"), "w", encoding="utf-8") as f:
+                f.write(jfc)
+            with open(os.path.join(tmp, "Spinner.java"), "w", encoding="utf-8") as f:
+                f.write(self.SPINNER)
+            rec = os.path.join(tmp, "spin.jfr")
+            t0 = time.time() - 1
+            subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
+                os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, "Spinner.java")],
+                check=True, capture_output=True, timeout=120)
+            windows = os.path.join(tmp, "windows.tsv")
+            with open(windows, "w", encoding="utf-8") as f:
+                f.write("lkey.rxe/randread\t%.3f\t%.3f\n" % (t0, time.time() + 1))
+            out = subprocess.run(["java", os.path.join(LAB, "JfrTop.java"), windows, rec],
+                                 check=True, capture_output=True, text=True, timeout=300).stdout
+        town = [line.split("\t") for line in out.splitlines() if line.startswith("town\t")]
+        top = {}
+        for _, lbl, thread, count, frame in town:
+            self.assertEqual("lkey.rxe/randread", lbl)
+            top.setdefault(thread, (int(count), frame))
+        self.assertEqual("Spinner.poll", top["rpcrdmaNj-rdma-N-loop-N-N"][1])
+        self.assertEqual("Spinner.serve", top["rpcrdmaNj-worker-N"][1])
+        # the report's table, from those lines as labtool reads them
+        jfr = {"lkey.rxe/randread": {"samples": 100, "thread": [(60, "rpcrdmaNj-rdma-N-loop-N-N"), (40, "rpcrdmaNj-worker-N")],
+                                     "town": {"rpcrdmaNj-worker-N": [(30, "Spinner.serve"), (10, "(no own frame)")],
+                                              "rpcrdmaNj-rdma-N-loop-N-N": [(45, "Spinner.poll"), (15, "Xdr.intAt")]}}}
+        lines = []
+        labtool.thread_table(lines.append, "lkey.rxe", jfr,
+                             lambda items, total, m=5: "<br>".join("%s %.0f %%" % (n, 100.0 * c / total) for c, n in items[:m]))
+        self.assertEqual("| rand. read 4 KiB, QD32 | rpcrdmaNj-rdma-N-loop-N-N | 60 % | Spinner.poll 75 %<br>Xdr.intAt 25 % |", lines[-2])
+        self.assertEqual("| rand. read 4 KiB, QD32 | rpcrdmaNj-worker-N | 40 % | Spinner.serve 75 %<br>(no own frame) 25 % |", lines[-1])
+        no_town = {"lkey.rxe/randread": {"samples": 1, "thread": [(1, "x")]}}
+        lines = []
+        labtool.thread_table(lines.append, "lkey.rxe", no_town, lambda *a: "")
+        self.assertEqual([], lines)
+
     def test_a_failed_waits_window_says_so(self):
         md = LatencyTable.report_with(self, [
             "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0",

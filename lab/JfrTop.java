@@ -149,7 +149,7 @@ public final class JfrTop {
                 }
                 RecordedThread th = ev.getThread("sampledThread");
                 if (th != null) {
-                    String thread = String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
+                    String thread = threadName(th);
                     a.threads.merge(thread, 1L, Long::sum);
                     a.ownByThread.computeIfAbsent(thread, k -> new HashMap<>())
                         .merge(own != null ? own : "(no own frame)", 1L, Long::sum);
@@ -163,7 +163,7 @@ public final class JfrTop {
             }
             case "jdk.ThreadPark", "jdk.JavaMonitorEnter" -> {
                 RecordedThread th = ev.getThread("eventThread");
-                String thread = th == null ? "?" : String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
+                String thread = th == null ? "?" : threadName(th);
                 a.waits.merge(thread + "\t" + waitSite(type, frames), 1L, Long::sum);
             }
             default -> a.compilations++;
@@ -190,6 +190,11 @@ public final class JfrTop {
             }
         }
         return site.toString();
+    }
+
+    /** @return a thread's name with its numbers as N, so the threads of one pool count together */
+    private static String threadName(RecordedThread th) {
+        return String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
     }
 
     private static boolean isOwn(RecordedFrame f) {

@@ -931,6 +931,11 @@ def jit_in_runs_table(w, comps, deopts, measured):
                 "%s %.1f, %d, %s" % (t[3], t[0], t[1], t[2]) for t in longest) or "—"))
 
 
+def shares(items, total, m=5):
+    """The first m (count, name) items as "name N %" of total, one per line of a table cell."""
+    return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
+
+
 def profile_section(run, jfr, jfr_note, ran):
     """Where our server's time goes: JFR's samples per server and workload."""
     w = run.w
@@ -944,8 +949,6 @@ def profile_section(run, jfr, jfr_note, ran):
       "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
       "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % (jfr_settings_text(run.info), jfr_note))
 
-    def lst(items, total, m=5):
-        return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
     for k in [k for k in ran if not k.startswith("knfsd")]:
         w("")
         w("### %s" % label(k))
@@ -959,14 +962,14 @@ def profile_section(run, jfr, jfr_note, ran):
             n = max(d.get("samples", 0), 1)
             alloc_total = max(d.get("allocated", 0), 1)
             w("| %s | %d | %s | %s | %s | %s | %s | %d |" % (
-                desc, d.get("samples", 0), lst(d["leaf"], n), lst(d["own"], n, 4), lst(d["thread"], n, 4),
+                desc, d.get("samples", 0), shares(d["leaf"], n), shares(d["own"], n, 4), shares(d["thread"], n, 4),
                 fmt(d.get("allocated", 0) / 1e6 / d["seconds"] if d.get("seconds") else None, 1),
-                lst(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
-        thread_table(w, k, jfr, lst)
+                shares(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
+        thread_table(w, k, jfr)
     w("")
 
 
-def thread_table(w, key, jfr, lst):
+def thread_table(w, key, jfr):
     """The 4 KiB jobs' CPU samples per thread (the 3 most sampled), each thread's own frames as
     shares of its own samples: what the completion loop's thread does per call, apart from the
     workers, where the per-call costs of the transport are."""
@@ -979,7 +982,7 @@ def thread_table(w, key, jfr, lst):
         total = max(d.get("samples", 0), 1)
         for name, frames in sorted(d["town"].items(), key=lambda t: -threads.get(t[0], 0)):
             n = max(threads.get(name, 0), 1)
-            rows.append("| %s | %s | %.0f %% | %s |" % (desc, name, 100.0 * threads.get(name, 0) / total, lst(frames, n, 8)))
+            rows.append("| %s | %s | %.0f %% | %s |" % (desc, name, 100.0 * threads.get(name, 0) / total, shares(frames, n, 8)))
     if rows:
         w("")
         w("Per thread, the 4 KiB jobs: each of the 3 most sampled threads' share of the CPU samples, and its own "

@@ -256,13 +256,12 @@ public class Spinner {
                                      "town": {"rpcrdmaNj-worker-N": [(30, "Spinner.serve"), (10, "(no own frame)")],
                                               "rpcrdmaNj-rdma-N-loop-N-N": [(45, "Spinner.poll"), (15, "Xdr.intAt")]}}}
         lines = []
-        labtool.thread_table(lines.append, "lkey.rxe", jfr,
-                             lambda items, total, m=5: "<br>".join("%s %.0f %%" % (n, 100.0 * c / total) for c, n in items[:m]))
+        labtool.thread_table(lines.append, "lkey.rxe", jfr)
         self.assertEqual("| rand. read 4 KiB, QD32 | rpcrdmaNj-rdma-N-loop-N-N | 60 % | Spinner.poll 75 %<br>Xdr.intAt 25 % |", lines[-2])
         self.assertEqual("| rand. read 4 KiB, QD32 | rpcrdmaNj-worker-N | 40 % | Spinner.serve 75 %<br>(no own frame) 25 % |", lines[-1])
         no_town = {"lkey.rxe/randread": {"samples": 1, "thread": [(1, "x")]}}
         lines = []
-        labtool.thread_table(lines.append, "lkey.rxe", no_town, lambda *a: "")
+        labtool.thread_table(lines.append, "lkey.rxe", no_town)
         self.assertEqual([], lines)
 
     def test_a_failed_waits_window_says_so(self):

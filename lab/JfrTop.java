@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -28,6 +29,12 @@ import jdk.jfr.consumer.RecordingFile;
  * {@code thread label count name} (top 5 sampled threads),
  * {@code town label thread count frame} (for each of the 3 most sampled threads, its top 8 own
  * frames as above: what the completion loop's thread does, apart from what the workers do),
+ * {@code part label count part} (every CPU sample by what it served: {@code program} under the
+ * program's own {@code dispatchOncRpcCall}, {@code reply} under oncrpc4j's {@code RpcCall} reply
+ * methods (the transport's reply path, called by the program), {@code rest} with neither (receiving,
+ * the completion loop, hand-off, Grizzly's reading, the JVM's and Karaf's own threads), {@code cut}
+ * for a stack the recorder cut short before either: the program's share is the part of the user-mode
+ * CPU that no transport can save),
  * {@code alloc label bytes frame} (top 5 allocation sites: the first frame outside the JDK),
  * {@code wait label count thread site} (top 12 places where threads parked or met a contended
  * monitor: jdk.ThreadPark and jdk.JavaMonitorEnter, which only the lab's waits window turns on;
@@ -44,6 +51,9 @@ import jdk.jfr.consumer.RecordingFile;
 public final class JfrTop {
     /** Frames of a wait's site, past the JDK's lock classes. */
     private static final int WAIT_FRAMES = 3;
+    /** oncrpc4j's RpcCall methods that answer a call: there the program hands its reply to the transport. */
+    private static final Set<String> REPLY_METHODS = Set.of("reply", "acceptedReply", "reject",
+            "failProgramMismatch", "failProgramUnavailable", "failProcedureUnavailable", "failRpcGarbage", "failRpcSystem");
 
     private record Window(String label, long startNs, long endNs) {
     }
@@ -58,6 +68,7 @@ public final class JfrTop {
         final Map<String, Long> threads = new HashMap<>();
         /** Own frames per sampled thread (names with digits as N). */
         final Map<String, Map<String, Long>> ownByThread = new HashMap<>();
+        final Map<String, Long> parts = new HashMap<>();
         final Map<String, Long> alloc = new HashMap<>();
         final Map<String, Long> waits = new HashMap<>();
     }
@@ -147,6 +158,7 @@ public final class JfrTop {
                 if (own != null) {
                     a.own.merge(own, 1L, Long::sum);
                 }
+                a.parts.merge(part(frames, st != null && st.isTruncated()), 1L, Long::sum);
                 RecordedThread th = ev.getThread("sampledThread");
                 if (th != null) {
                     String thread = threadName(th);
@@ -192,6 +204,26 @@ public final class JfrTop {
         return site.toString();
     }
 
+    /**
+     * @return what a CPU sample served, by the innermost of two markers on its stack: oncrpc4j's
+     *         {@code RpcCall} reply methods (the transport's reply path, which the program calls)
+     *         or a program's {@code dispatchOncRpcCall} (the innermost one: a host's dispatcher
+     *         that calls the program under the same name is further out); see the class comment
+     */
+    static String part(List<RecordedFrame> frames, boolean truncated) {
+        for (RecordedFrame f : frames) {
+            String cls = f.getMethod().getType().getName();
+            String m = f.getMethod().getName();
+            if (cls.equals("org.dcache.oncrpc4j.rpc.RpcCall") && REPLY_METHODS.contains(m)) {
+                return "reply";
+            }
+            if (m.equals("dispatchOncRpcCall")) {
+                return "program";
+            }
+        }
+        return truncated ? "cut" : "rest";
+    }
+
     /** @return a thread's name with its numbers as N, so the threads of one pool count together */
     private static String threadName(RecordedThread th) {
         return String.valueOf(th.getJavaName()).replaceAll("[0-9]+", "N");
@@ -214,6 +246,7 @@ public final class JfrTop {
             top(out, "leaf", label, a.leaf, 8);
             top(out, "own", label, a.own, 5);
             top(out, "thread", label, a.threads, 5);
+            top(out, "part", label, a.parts, 4);
             a.threads.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(3)
                 .forEach(t -> top(out, "town", label + "\t" + t.getKey(), a.ownByThread.get(t.getKey()), 8));
             top(out, "alloc", label, a.alloc, 5);

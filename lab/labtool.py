@@ -220,7 +220,7 @@ def run_jfr(meta, rdir, windows):
             except (ValueError, IndexError):
                 pass
             continue
-        d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "alloc": [], "wait": []})
+        d = out.setdefault(f[1], {"leaf": [], "own": [], "thread": [], "part": [], "alloc": [], "wait": []})
         if f[0] == "wait":
             if len(f) >= 5:
                 d["wait"].append((int(f[2]), f[3], f[4]))
@@ -936,7 +936,7 @@ def shares(items, total, m=5):
     return "<br>".join("%s %.0f %%" % (name, 100.0 * c / total) for c, name in items[:m]) or "—"
 
 
-def profile_section(run, jfr, jfr_note, ran):
+def profile_section(run, jfr, jfr_note, ran, med):
     """Where our server's time goes: JFR's samples per server and workload."""
     w = run.w
     w("## Where our server's time goes (JFR)")
@@ -967,6 +967,7 @@ def profile_section(run, jfr, jfr_note, ran):
                 shares(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
         thread_table(w, k, jfr)
     w("")
+    parts_table(w, [k for k in ran if not k.startswith("knfsd")], jfr, med)
 
 
 def thread_table(w, key, jfr):
@@ -995,6 +996,45 @@ def thread_table(w, key, jfr):
             w(r)
 
 
+def parts_table(w, keys, jfr, med):
+    """What our JVM's CPU samples served, per server and workload (JfrTop's part lines): the
+    program's own work, the transport's reply path the program calls, and the rest; and the
+    program's share of the user-mode CPU per operation (issue #33's bar (b) is the JVM's user CPU
+    over RDMA at most 0.5x our TCP's: the program's part is the same code over both transports, so
+    where it alone exceeds half of TCP's whole, no transport work can meet the bar)."""
+    rows = []
+    for job, _, desc in JOBS:
+        for k in keys:
+            d = jfr.get(k + "/" + job)
+            if not d or not d.get("part"):
+                continue
+            n = max(d.get("samples", 0), 1)
+            got = dict((name, c) for c, name in d["part"])
+            user = med.get((k, job), {}).get("u_kop")
+            program = None if user is None else user * got.get("program", 0) / n
+            tcp = "nfs4.tcp" if k.startswith("nfs4.") else "tcp"
+            rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                desc, label(k), *("%.0f %%" % (100.0 * got.get(p, 0) / n) for p in ("program", "reply", "rest", "cut")),
+                fmt(program, 2), ratio(program, med.get((tcp, job), {}).get("u_kop"))))
+    if not rows:
+        return
+    w("What the CPU samples served: *program* = under the program's own `dispatchOncRpcCall` (the NFS server's "
+      "work: decoding its arguments, the file system, building its result), *reply* = under oncrpc4j's `RpcCall` "
+      "reply methods (the transport's reply path: encoding, the send), *rest* = neither (receiving, the "
+      "completion loop or Grizzly's reading, the hand-off to a worker, the JVM's and Karaf's own threads), "
+      "*cut* = a stack the recorder cut short before either. *program user* = the program's share times the "
+      "user-mode CPU per operation (the table under the throughput): an estimate, as JFR samples Java code "
+      "only. *program vs our TCP's user*: the program alone against our TCP server's whole user-mode CPU for "
+      "the workload; the program is the same code over both transports, so where this is over 0.5 the bar "
+      "of at most 0.5x our TCP's user CPU cannot be met by the transport's work alone.")
+    w("")
+    w("| workload | server | program | reply | rest | cut | program user s/1k ops | program vs our TCP's user |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        w(r)
+    w("")
+
+
 def jfr_sections(run, ran):
     windows = jfr_windows(run)
     jfr, jfr_note = run_jfr(run.meta, run.rdir, windows)
@@ -1002,7 +1042,8 @@ def jfr_sections(run, ran):
     comps = (jfr or {}).pop("_comp", {})
     deopts = (jfr or {}).pop("_deopt", {})
     compile_section(run, compstat, comps, deopts, windows, jfr_note)
-    profile_section(run, jfr, jfr_note, ran)
+    med, _ = fio_medians(run, [k for k in ran if not k.startswith("knfsd")])
+    profile_section(run, jfr, jfr_note, ran, med)
     save_waits(run, jfr or {})
 
 

@@ -264,6 +264,88 @@ public class Spinner {
         labtool.thread_table(lines.append, "lkey.rxe", no_town)
         self.assertEqual([], lines)
 
+    SERVED = """package org.dcache.oncrpc4j.rpc;
+
+// A worker serving calls as the lab's server does, in the classes and methods JfrTop looks for:
+// the program's dispatchOncRpcCall does its own work, then answers through RpcCall.reply (the
+// transport's reply path); a loop thread polls outside both.
+public class Served {
+    static volatile long sink;
+
+    public static void main(String[] args) throws Exception {
+        long end = System.nanoTime() + 1_500_000_000L;
+        Thread loop = new Thread(() -> { while (System.nanoTime() < end) { burn(1000); } }, "rpcrdma4j-rdma-20049-loop-0-1");
+        Thread worker = new Thread(() -> { while (System.nanoTime() < end) { new Program().dispatchOncRpcCall(new RpcCall()); } },
+                "rpcrdma4j-worker-1");
+        loop.start();
+        worker.start();
+        loop.join();
+        worker.join();
+    }
+
+    static void burn(int n) {
+        for (int i = 0; i < n; i++) {
+            sink += i;
+        }
+    }
+}
+
+class Program {
+    void dispatchOncRpcCall(RpcCall call) {
+        Served.burn(3000);
+        call.reply();
+    }
+}
+
+class RpcCall {
+    void reply() {
+        Served.burn(1000);
+    }
+}
+"""
+
+    def test_cpu_samples_are_split_by_what_they_served_and_the_programs_floor_reported(self):
+        """The lab's own JFC on a JVM whose worker runs a program that answers through RpcCall.reply
+        and whose loop thread polls: JfrTop's part lines count the program's own work, the reply
+        path and the rest apart, and the profile section's table gives the program's user CPU per
+        operation against our TCP's."""
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", f.read(), re.S).group(1)
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "lab.jfc"), "w", encoding="utf-8") as f:
+                f.write(jfc)
+            with open(os.path.join(tmp, "Served.java"), "w", encoding="utf-8") as f:
+                f.write(self.SERVED)
+            rec = os.path.join(tmp, "served.jfr")
+            t0 = time.time() - 1
+            subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
+                os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, "Served.java")],
+                check=True, capture_output=True, timeout=120)
+            windows = os.path.join(tmp, "windows.tsv")
+            with open(windows, "w", encoding="utf-8") as f:
+                f.write("lkey.rxe/randread\t%.3f\t%.3f\n" % (t0, time.time() + 1))
+            out = subprocess.run(["java", os.path.join(LAB, "JfrTop.java"), windows, rec],
+                                 check=True, capture_output=True, text=True, timeout=300).stdout
+        parts = dict((f[3], int(f[2])) for f in (line.split("\t") for line in out.splitlines()) if f[0] == "part")
+        # the worker: three parts program to one part reply; the loop thread: all rest
+        self.assertGreater(parts.get("program", 0), parts.get("reply", 0))
+        self.assertGreater(parts.get("reply", 0), 0)
+        self.assertGreater(parts.get("rest", 0), 0)
+        # (the source launcher's javac runs in the window too, its deep stacks may come out cut)
+        # the report's table, from such lines as labtool reads them
+        jfr = {"lkey.rxe/randread": {"samples": 100, "part": [(50, "rest"), (40, "program"), (10, "reply")]},
+               "tcp/randread": {"samples": 200, "part": [(120, "rest"), (60, "program"), (20, "reply")]}}
+        med = {("lkey.rxe", "randread"): {"u_kop": 0.30}, ("tcp", "randread"): {"u_kop": 0.20}}
+        lines = []
+        labtool.parts_table(lines.append, ["tcp", "lkey.rxe"], jfr, med)
+        rows = [x for x in lines if x.startswith("| rand. read")]
+        # TCP: 30 % of 0.20 = 0.06 s, 0.30x its own; lkey: 40 % of 0.30 = 0.12 s, 0.60x TCP's 0.20
+        self.assertEqual("| rand. read 4 KiB, QD32 | our TCP | 30 % | 10 % | 60 % | 0 % | 0.06 | 0.30× |", rows[0])
+        self.assertEqual("| rand. read 4 KiB, QD32 | our RDMA lkey/rxe | 40 % | 10 % | 50 % | 0 % | 0.12 | 0.60× |", rows[1])
+        lines = []
+        labtool.parts_table(lines.append, ["tcp"], {"tcp/randread": {"samples": 1}}, med)
+        self.assertEqual([], lines)
+
     def test_a_failed_waits_window_says_so(self):
         md = LatencyTable.report_with(self, [
             "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0",

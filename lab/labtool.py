@@ -1490,6 +1490,22 @@ def perf_trace_calls(text):
 USER_DSOS = ("[unknown]", "[vdso]", "[vsyscall]", "[heap]", "[stack]")
 
 
+USER_OBJECTS = ("JIT code", "libjvm", "libc", "verbs", "other")
+
+
+def user_object(dso):
+    """The USER_OBJECTS index of a user-mode object of perf's table."""
+    if dso.startswith("[JIT]"):
+        return 0
+    if dso.startswith("libjvm"):
+        return 1
+    if dso.startswith(("libc.", "libc-", "ld-linux", "libpthread")):
+        return 2
+    if dso.startswith(("libdisni", "libibverbs", "librdmacm", "librxe", "libsiw")):
+        return 3
+    return 4
+
+
 def is_kernel(dso):
     """perf's object of a sample in kernel mode: the kernel ([kernel.kallsyms]) or a module ([rdma_rxe],
     [sunrpc]); JIT-compiled code ([JIT] tid N), [unknown] and the vDSO run in user mode."""
@@ -1542,12 +1558,20 @@ def kprof_section(run):
         w("")
         groups = collections.OrderedDict()
         for comm, dso, _sym, share in whole:
-            g = groups.setdefault(thread_group(comm), [0.0, 0.0])
-            g[0 if is_kernel(dso) else 1] += share
-        w("| threads | kernel µs/READ | user µs/READ |")
-        w("|---|---:|---:|")
-        for name, (k, u) in sorted(groups.items(), key=lambda kv: -sum(kv[1]))[:10]:
-            w("| %s | %.0f | %.0f |" % (name, k * per_op, u * per_op))
+            g = groups.setdefault(thread_group(comm), [0.0] * (2 + len(USER_OBJECTS)))
+            if is_kernel(dso):
+                g[0] += share
+            else:
+                g[1] += share
+                g[2 + user_object(dso)] += share
+        w("User mode by object: *JIT code* = HotSpot's compiled Java (`[JIT]`, from the JVM's perf map), *verbs* = "
+          "libdisni, libibverbs and the provider (librxe, libsiw), *other* = the rest (the interpreter's and "
+          "stubs' `[unknown]`, libnio, the vDSO, fio's own binary).")
+        w("")
+        w("| threads | kernel µs/READ | user µs/READ | %s |" % " | ".join(USER_OBJECTS))
+        w("|---|---:|---:|%s" % ("---:|" * len(USER_OBJECTS)))
+        for name, g in sorted(groups.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:10]:
+            w("| %s | %s |" % (name, " | ".join("%.0f" % (x * per_op) for x in g)))
         w("")
         w("| threads | object | symbol | share | µs/READ |")
         w("|---|---|---|---:|---:|")

@@ -477,7 +477,12 @@ class KernelProfile(unittest.TestCase):
            "# ........  ...............  .................\n#\n"
            "    40.00%  swapper          [kernel.kallsyms]\n"
            "    30.00%  rpcrdma4j-loop-  [kernel.kallsyms]\n"
-           "    20.00%  rpcrdma4j-nfs-1  [JIT] tid 812\n"
+           "    12.00%  rpcrdma4j-nfs-1  [JIT] tid 812\n"
+           "     4.00%  rpcrdma4j-nfs-1  libjvm.so\n"
+           "     2.00%  rpcrdma4j-nfs-2  libc.so.6\n"
+           "     1.00%  rpcrdma4j-nfs-2  libdisni.so.0.0.0\n"
+           "     0.50%  rpcrdma4j-nfs-2  librxe-rdmav34.so\n"
+           "     0.50%  rpcrdma4j-nfs-1  libnio.so\n"
            "     5.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]\n"
            "     5.00%  rpcrdma4j-nfs-2  [rdma_rxe]\n")
 
@@ -487,7 +492,10 @@ class KernelProfile(unittest.TestCase):
             {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO})
         self.assertIn("busy CPU per READ 9600 µs (kernel 6400 µs, the rest user mode).", md)
         self.assertIn("| rpcrdma4j-loop- | 4800 | 0 |", md)
-        self.assertIn("| rpcrdma4j-nfs-* | 1600 | 3200 |", md)
+        # user mode split by object: JIT 12 %, libjvm 4 %, libc 2 %, verbs 1.5 %, libnio 0.5 % of 16,000 µs
+        self.assertIn("| rpcrdma4j-nfs-* | 1600 | 3200 | 1920 | 640 | 320 | 240 | 80 |", md)
+        self.assertIn("| threads | kernel µs/READ | user µs/READ | JIT code | libjvm | libc | verbs | other |\n"
+                      "|---|---:|---:|---:|---:|---:|---:|---:|\n", md)
         # the symbols still from the symbol table
         self.assertIn("| rpcrdma4j-loop- | [kernel.kallsyms] | `[k] crc32_le` | 20.0 % | 3200.0 |", md)
 

@@ -61,6 +61,28 @@ def report(rdir, args, out_dir):
         return status, f.read(), err.getvalue()
 
 
+def jfrtop_of_program(name, source):
+    """JfrTop's lines for a Java program (class `name`, its source) run under the lab's own JFC,
+    the whole of its life as one window labelled lkey.rxe/randread."""
+    with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+        jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", f.read(), re.S).group(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "lab.jfc"), "w", encoding="utf-8") as f:
+            f.write(jfc)
+        with open(os.path.join(tmp, name + ".java"), "w", encoding="utf-8") as f:
+            f.write(source)
+        rec = os.path.join(tmp, name + ".jfr")
+        t0 = time.time() - 1
+        subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
+            os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, name + ".java")],
+            check=True, capture_output=True, timeout=120)
+        windows = os.path.join(tmp, "windows.tsv")
+        with open(windows, "w", encoding="utf-8") as f:
+            f.write("lkey.rxe/randread\t%.3f\t%.3f\n" % (t0, time.time() + 1))
+        return subprocess.run(["java", os.path.join(LAB, "JfrTop.java"), windows, rec],
+                              check=True, capture_output=True, text=True, timeout=300).stdout
+
+
 class CommittedReports(unittest.TestCase):
     def test_reports_are_written_again_byte_for_byte(self):
         self.assertGreaterEqual(len(RESULTS_WITH_ARGS), 2, "results folders with report-args.txt")
@@ -227,23 +249,7 @@ public class Spinner {
         """The lab's own JFC on a JVM with a loop thread and a worker, each spinning in its own
         method: JfrTop's town lines give each thread its own frames, and the profile section's
         per-thread table puts them beside the thread's share of the samples."""
-        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
-            jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", f.read(), re.S).group(1)
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, "lab.jfc"), "w", encoding="utf-8") as f:
-                f.write(jfc)
-            with open(os.path.join(tmp, "Spinner.java"), "w", encoding="utf-8") as f:
-                f.write(self.SPINNER)
-            rec = os.path.join(tmp, "spin.jfr")
-            t0 = time.time() - 1
-            subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
-                os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, "Spinner.java")],
-                check=True, capture_output=True, timeout=120)
-            windows = os.path.join(tmp, "windows.tsv")
-            with open(windows, "w", encoding="utf-8") as f:
-                f.write("lkey.rxe/randread\t%.3f\t%.3f\n" % (t0, time.time() + 1))
-            out = subprocess.run(["java", os.path.join(LAB, "JfrTop.java"), windows, rec],
-                                 check=True, capture_output=True, text=True, timeout=300).stdout
+        out = jfrtop_of_program("Spinner", self.SPINNER)
         town = [line.split("\t") for line in out.splitlines() if line.startswith("town\t")]
         top = {}
         for _, lbl, thread, count, frame in town:
@@ -309,23 +315,7 @@ class RpcCall {
         and whose loop thread polls: JfrTop's part lines count the program's own work, the reply
         path and the rest apart, and the profile section's table gives the program's user CPU per
         operation against our TCP's."""
-        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
-            jfc = re.search(r"<<'JFC'\n(.*?)\nJFC\n", f.read(), re.S).group(1)
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, "lab.jfc"), "w", encoding="utf-8") as f:
-                f.write(jfc)
-            with open(os.path.join(tmp, "Served.java"), "w", encoding="utf-8") as f:
-                f.write(self.SERVED)
-            rec = os.path.join(tmp, "served.jfr")
-            t0 = time.time() - 1
-            subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
-                os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, "Served.java")],
-                check=True, capture_output=True, timeout=120)
-            windows = os.path.join(tmp, "windows.tsv")
-            with open(windows, "w", encoding="utf-8") as f:
-                f.write("lkey.rxe/randread\t%.3f\t%.3f\n" % (t0, time.time() + 1))
-            out = subprocess.run(["java", os.path.join(LAB, "JfrTop.java"), windows, rec],
-                                 check=True, capture_output=True, text=True, timeout=300).stdout
+        out = jfrtop_of_program("Served", self.SERVED)
         parts = dict((f[3], int(f[2])) for f in (line.split("\t") for line in out.splitlines()) if f[0] == "part")
         # the worker: three parts program to one part reply; the loop thread: all rest
         self.assertGreater(parts.get("program", 0), parts.get("reply", 0))

@@ -754,7 +754,7 @@ def jobs_overlap(runs):
 
 def throughput_sections(run, ran):
     """fio's sections: NFSv3 per fabric (the servers that ran), NFSv4.1 per fabric. Returns the
-    "server job" pairs without a result."""
+    "server job" pairs without a result, and the medians of every (server, job) measured."""
     load = host_loads(run.rdir)
     # the nfs4 phase's fio (knfsd's NFSv4.1, nfs4j over TCP and RDMA): the servers that have runs
     nfs4_fio = [k for k in run.keys if k.startswith(("nfs4.", "knfsd4.")) and any(r.key == k for r in run.runs)]
@@ -767,7 +767,7 @@ def throughput_sections(run, ran):
         for f in run.fabrics:
             fkeys = [k for k in ["knfsd4." + f, "nfs4.tcp", "nfs4.lkey." + f, "nfs4.frmr." + f] if k in nfs4_fio]
             nfs4_throughput_section(run, f, fkeys, med, load)
-    return fio_fail
+    return fio_fail, med
 
 
 def idle_section(run):
@@ -949,7 +949,8 @@ def profile_section(run, jfr, jfr_note, ran, med):
       "method of each CPU sample; *own*: the first rpcrdma4j/dCache frame on the sampled stack; allocation: "
       "JFR's sampled estimate of bytes allocated per second, by the first frame outside the JDK." % (jfr_settings_text(run.info), jfr_note))
 
-    for k in [k for k in ran if not k.startswith("knfsd")]:
+    ours = [k for k in ran if not k.startswith("knfsd")]
+    for k in ours:
         w("")
         w("### %s" % label(k))
         w("")
@@ -967,7 +968,7 @@ def profile_section(run, jfr, jfr_note, ran, med):
                 shares(d["alloc"], alloc_total, 4), d.get("compilations", 0)))
         thread_table(w, k, jfr)
     w("")
-    parts_table(w, [k for k in ran if not k.startswith("knfsd")], jfr, med)
+    parts_table(w, ours, jfr, med)
 
 
 def thread_table(w, key, jfr):
@@ -1001,7 +1002,8 @@ def parts_table(w, keys, jfr, med):
     program's own work, the transport's reply path the program calls, and the rest; and the
     program's share of the user-mode CPU per operation (issue #33's bar (b) is the JVM's user CPU
     over RDMA at most 0.5x our TCP's: the program's part is the same code over both transports, so
-    where it alone exceeds half of TCP's whole, no transport work can meet the bar)."""
+    where it alone exceeds half of TCP's whole, no transport work can meet the bar). The keys are
+    NFSv3 servers (the JFR sections cover those), so the baseline is our TCP server's row."""
     rows = []
     for job, _, desc in JOBS:
         for k in keys:
@@ -1012,10 +1014,9 @@ def parts_table(w, keys, jfr, med):
             got = dict((name, c) for c, name in d["part"])
             user = med.get((k, job), {}).get("u_kop")
             program = None if user is None else user * got.get("program", 0) / n
-            tcp = "nfs4.tcp" if k.startswith("nfs4.") else "tcp"
             rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 desc, label(k), *("%.0f %%" % (100.0 * got.get(p, 0) / n) for p in ("program", "reply", "rest", "cut")),
-                fmt(program, 2), ratio(program, med.get((tcp, job), {}).get("u_kop"))))
+                fmt(program, 2), ratio(program, med.get(("tcp", job), {}).get("u_kop"))))
     if not rows:
         return
     w("What the CPU samples served: *program* = under the program's own `dispatchOncRpcCall` (the NFS server's "
@@ -1035,14 +1036,13 @@ def parts_table(w, keys, jfr, med):
     w("")
 
 
-def jfr_sections(run, ran):
+def jfr_sections(run, ran, med):
     windows = jfr_windows(run)
     jfr, jfr_note = run_jfr(run.meta, run.rdir, windows)
     compstat = (jfr or {}).pop("_compstat", {})
     comps = (jfr or {}).pop("_comp", {})
     deopts = (jfr or {}).pop("_deopt", {})
     compile_section(run, compstat, comps, deopts, windows, jfr_note)
-    med, _ = fio_medians(run, [k for k in ran if not k.startswith("knfsd")])
     profile_section(run, jfr, jfr_note, ran, med)
     save_waits(run, jfr or {})
 
@@ -1784,10 +1784,10 @@ def report(args):
     # the servers fio measured (the nfs4 phase's run the data checks only)
     ran = [k for k in run.keys if run.status(k) == "available" and not k.startswith(("nfs4.", "knfsd4."))]
     perftest_section(run)
-    fio_fail = throughput_sections(run, ran)
+    fio_fail, med = throughput_sections(run, ran)
     idle_section(run)
     warm_up_section(run)
-    jfr_sections(run, ran)
+    jfr_sections(run, ran, med)
     bad = data_checks_section(run)
     bad_faults = faults_section(run)
     bad_peer = peer_section(run)

@@ -61,7 +61,7 @@ def report(rdir, args, out_dir):
         return status, f.read(), err.getvalue()
 
 
-def jfrtop_of_program(name, source):
+def jfrtop_of_program(name, source, jvm_args=()):
     """JfrTop's lines for a Java program (class `name`, its source) run under the lab's own JFC,
     the whole of its life as one window labelled lkey.rxe/randread."""
     with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
@@ -73,7 +73,7 @@ def jfrtop_of_program(name, source):
             f.write(source)
         rec = os.path.join(tmp, name + ".jfr")
         t0 = time.time() - 1
-        subprocess.run(["java", "-XX:StartFlightRecording=settings=%s,filename=%s" % (
+        subprocess.run(["java", *jvm_args, "-XX:StartFlightRecording=settings=%s,filename=%s" % (
             os.path.join(tmp, "lab.jfc"), rec), os.path.join(tmp, name + ".java")],
             check=True, capture_output=True, timeout=120)
         windows = os.path.join(tmp, "windows.tsv")
@@ -279,7 +279,7 @@ public class Served {
     static volatile long sink;
 
     public static void main(String[] args) throws Exception {
-        long end = System.nanoTime() + 1_500_000_000L;
+        long end = System.nanoTime() + 3_000_000_000L;
         Thread loop = new Thread(() -> { while (System.nanoTime() < end) { burn(1000); } }, "rpcrdma4j-rdma-20049-loop-0-1");
         Thread worker = new Thread(() -> { while (System.nanoTime() < end) { new Program().dispatchOncRpcCall(new RpcCall()); } },
                 "rpcrdma4j-worker-1");
@@ -298,7 +298,7 @@ public class Served {
 
 class Program {
     void dispatchOncRpcCall(RpcCall call) {
-        Served.burn(3000);
+        Served.burn(4000);
         call.reply();
     }
 }
@@ -315,9 +315,14 @@ class RpcCall {
         and whose loop thread polls: JfrTop's part lines count the program's own work, the reply
         path and the rest apart, and the profile section's table gives the program's user CPU per
         operation against our TCP's."""
-        out = jfrtop_of_program("Served", self.SERVED)
+        # Its methods are kept out of line: a sample in code C2 inlined is attributed to the
+        # nearest recorded scope, which may be the caller's (a CI run saw 18 program to 20 reply
+        # samples for a 3:1 split of 1.5 s; now 4:1 over 3 s), and this test is about the
+        # markers, not the JIT.
+        out = jfrtop_of_program("Served", self.SERVED, ("-XX:CompileCommand=quiet",
+                                                        "-XX:CompileCommand=dontinline,org.dcache.oncrpc4j.rpc.*::*"))
         parts = dict((f[3], int(f[2])) for f in (line.split("\t") for line in out.splitlines()) if f[0] == "part")
-        # the worker: three parts program to one part reply; the loop thread: all rest
+        # the worker: four parts program to one part reply; the loop thread: all rest
         self.assertGreater(parts.get("program", 0), parts.get("reply", 0))
         self.assertGreater(parts.get("reply", 0), 0)
         self.assertGreater(parts.get("rest", 0), 0)

@@ -1506,6 +1506,66 @@ def user_object(dso):
     return 4
 
 
+# Where a thread enters the kernel, by perf's inclusive (children) share of the frame: its system calls
+# (__x64_sys_*, Linux 6.1 x86_64), the exit path of every system call (do_syscall_64 less the calls'
+# own frames: entry, and rescheduling and signals on the way back to user mode), interrupts and page faults.
+KERNEL_ENTRIES = (
+    ("asm_sysvec_reschedule_ipi", "reschedule interrupt (another CPU woke a thread here)"),
+    ("asm_sysvec_apic_timer_interrupt", "timer interrupt"),
+    ("asm_sysvec_call_function_single", "function-call interrupt"),
+    ("asm_sysvec_call_function", "function-call interrupt"),
+    ("asm_common_interrupt", "device interrupt"),
+    ("asm_exc_page_fault", "page fault"),
+)
+# a system call's own frame: the table's wrapper (__x64_sys_write, Linux 6.1) or, where a newer kernel
+# inlined it, what it calls (__do_sys_newfstatat, ksys_write); a call's largest spelling counts
+SYSCALL_FRAME = re.compile(r"^\[k\] (?:__x64_sys_|__do_sys_|__se_sys_|ksys_)(\w+)$")
+
+
+def perf_children_rows(text):
+    """The rows of `perf report --children --sort comm,sym` (callchains recorded): (comm, symbol, inclusive
+    share 0..1: the samples with that frame anywhere on their stack) and the event count."""
+    rows, total = perf_flat_rows(text)
+    # perf_flat_rows reads the first column as the share and the rest in order: Self, Command, Symbol
+    return [(comm, sym, share) for _self, comm, sym, share in rows], total
+
+
+def kernel_entries(rows):
+    """{thread group: {entry: inclusive share}} for the threads that made system calls (user processes:
+    kernel threads enter no system call): each system call by name, "system call entry and exit" (do_syscall_64
+    less its calls) and the KERNEL_ENTRIES."""
+    groups, spellings = {}, {}
+    for comm, sym, share in rows:
+        if comm in IDLE_COMMS or comm in WINDOW_COMMS:
+            continue
+        g = groups.setdefault(thread_group(comm), collections.Counter())
+        name = sym[4:] if sym.startswith("[k] ") else None
+        m = SYSCALL_FRAME.match(sym)
+        if m:
+            spellings.setdefault(thread_group(comm), collections.Counter())[(comm, m.group(1))] = max(
+                share, spellings.get(thread_group(comm), {}).get((comm, m.group(1)), 0.0))
+        elif name == "do_syscall_64":
+            g[" all"] += share
+        else:
+            for frame, entry in KERNEL_ENTRIES:
+                if name == frame:
+                    g[entry] += share
+    for group, calls in spellings.items():
+        for (_comm, call), share in calls.items():
+            groups[group][call + "()"] += share
+            groups[group][" calls"] += share
+    out = {}
+    for group, g in groups.items():
+        if g[" all"] <= 0:
+            continue
+        entries = {k: v for k, v in g.items() if not k.startswith(" ")}
+        exit_work = g[" all"] - g[" calls"]
+        if exit_work > 0:
+            entries["system call entry and exit (rescheduling, signals)"] = exit_work
+        out[group] = entries
+    return out
+
+
 def is_kernel(dso):
     """perf's object of a sample in kernel mode: the kernel ([kernel.kallsyms]) or a module ([rdma_rxe],
     [sunrpc]); JIT-compiled code ([JIT] tid N), [unknown] and the vDSO run in user mode."""
@@ -1578,6 +1638,7 @@ def kprof_section(run):
         for comm, dso, sym, share in sorted(busy, key=lambda x: -x[3])[:15]:
             w("| %s | %s | `%s` | %.1f %% | %.1f |" % (comm, dso, sym.replace("|", "\\|"), 100 * share, share * per_op))
         w("")
+        entries_table(run, r, groups, per_op)
         trace_ops = int(r.trace_ops or 0)
         if r.trace:
             try:
@@ -1601,6 +1662,33 @@ def kprof_section(run):
                 w("System calls: not counted (perf exit %s, %s READs; %s)." % (r.trace_rc or "?", r.trace_ops or "?", r.trace))
                 w("")
         waits_table(run, r.key)
+
+
+def entries_table(run, r, groups, per_op):
+    """The kernel time of the profiled job's user processes (our JVM, fio) by where they entered the kernel
+    (kprof's *-entries.txt, perf's inclusive shares); nothing when the run has no such file (before 2026-12-07)."""
+    try:
+        text = open(run.path(r.output[:-len(".txt")] + "-entries.txt"), encoding="utf-8", errors="replace").read()
+    except OSError:
+        return
+    rows, total = perf_children_rows(text)
+    entries = kernel_entries(rows)
+    if not entries or not total:
+        return
+    w = run.w
+    w("Kernel time of the processes by where they entered the kernel (`perf report --children` of the same samples: "
+      "each row counts every sample with that frame on its stack, so an interrupt taken inside a system call counts "
+      "in both rows; *system call entry and exit* is do_syscall_64's samples outside the calls' own frames: rescheduling and "
+      "signals on the way back). *of its kernel time*: against the thread group's kernel µs/READ above.")
+    w("")
+    w("| threads | entry | µs/READ | of its kernel time |")
+    w("|---|---|---:|---:|")
+    flat = [(group, entry, share) for group, by in entries.items() for entry, share in by.items()]
+    for group, entry, share in sorted(flat, key=lambda x: (-x[2], x[0], x[1]))[:16]:
+        kernel = groups.get(group, [0.0])[0]
+        w("| %s | %s | %.0f | %s |" % (group, entry, share * per_op,
+                                       "%.0f %%" % (100 * share / kernel) if kernel > 0 else "—"))
+    w("")
 
 
 def waits_table(run, key):

@@ -494,6 +494,45 @@ class KernelProfile(unittest.TestCase):
         # the symbols still from the symbol table
         self.assertIn("| rpcrdma4j-loop- | [kernel.kallsyms] | `[k] crc32_le` | 20.0 % | 3200.0 |", md)
 
+    ENTRIES = ("# Event count (approx.): 16000000000\n#\n"
+               "# Children      Self  Command          Symbol\n"
+               "# ........  ........  ...............  ..................................\n#\n"
+               "    25.00%     0.10%  rpcrdma4j-loop-  [k] do_syscall_64\n"
+               "    15.00%     0.00%  rpcrdma4j-loop-  [k] __x64_sys_write\n"
+               "    14.00%     0.20%  rpcrdma4j-loop-  [k] ksys_write\n"
+               "     5.00%     0.00%  rpcrdma4j-loop-  [k] __x64_sys_futex\n"
+               "     3.00%     0.00%  rpcrdma4j-loop-  [k] asm_sysvec_reschedule_ipi\n"
+               "     2.00%     0.00%  rpcrdma4j-nfs-1  [k] do_syscall_64\n"
+               "     2.00%     0.00%  rpcrdma4j-nfs-1  [k] __x64_sys_futex\n"
+               "     1.00%     0.00%  rpcrdma4j-nfs-2  [k] do_syscall_64\n"
+               "     1.00%     0.00%  rpcrdma4j-nfs-2  [k] __x64_sys_futex\n"
+               "     4.00%     0.00%  ksoftirqd/0      [k] run_ksoftirqd\n"
+               "     1.00%     0.00%  sleep            [k] do_syscall_64\n"
+               "    20.00%    20.00%  swapper          [k] default_idle\n")
+
+    def test_kernel_time_by_entry_per_thread_group_against_its_kernel_time(self):
+        md = LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
+            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO,
+             "kprof/lkey.rxe-randread-entries.txt": self.ENTRIES})
+        # 16,000 µs per READ for a share of 1.0; the loop's kernel time is 30 % (4800 µs) in the DSO table
+        self.assertIn("| rpcrdma4j-loop- | write() | 2400 | 50 % |", md)
+        # write()'s two frames (wrapper and ksys_write) count once; do_syscall_64 25 % less its calls' 20 %
+        self.assertIn("| rpcrdma4j-loop- | system call entry and exit (rescheduling, signals) | 800 | 17 % |", md)
+        self.assertIn("| rpcrdma4j-loop- | reschedule interrupt (another CPU woke a thread here) | 480 | 10 % |", md)
+        # numbered threads grouped: 3 % of 16,000 µs; the group's kernel time 10 % (nfs-2's 5 % + [rdma_rxe] 5 %)
+        self.assertIn("| rpcrdma4j-nfs-* | futex() | 480 | 30 % |", md)
+        # kernel threads (no system calls) and perf's window commands are not rows
+        self.assertNotIn("ksoftirqd", md.split("by where they entered the kernel", 1)[1].split("\n\n", 2)[1])
+        self.assertNotIn("| sleep |", md)
+
+    def test_no_entries_file_means_no_entries_table(self):
+        md = LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
+            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO})
+        self.assertIn("busy CPU per READ", md)
+        self.assertNotIn("by where they entered the kernel", md)
+
     def test_a_failed_profile_says_so_and_no_record_means_no_section(self):
         md = LatencyTable.report_with(self, ["kprof\tknfsd.rxe\trandread\tkprof/knfsd.rxe-randread.txt\t1\t0\t1\t2"],
                                       {"kprof/knfsd.rxe-randread.txt": "perf: not found\n"})

@@ -28,17 +28,19 @@ import org.rpcrdma4j.nfs3.internal.NfsState;
  * the export once. The programs are thread-safe; transports MUST report the real peer address
  * of each call, against which the export rules are checked on every call.
  */
-public final class NfsExportService {
+public final class NfsExportService implements AutoCloseable {
 
     /** The program and version the NFS program serves. */
     public static final OncRpcProgram NFS_PROGRAM = new OncRpcProgram(Nfs3.PROGRAM, Nfs3.VERSION);
     /** The program and version the MOUNT program serves. */
     public static final OncRpcProgram MOUNT_PROGRAM = new OncRpcProgram(Mount3.PROGRAM, Mount3.VERSION);
 
+    private final NfsState state;
     private final Nfs3Program nfs;
     private final Mount3Program mount;
 
     private NfsExportService(NfsState state) {
+        this.state = state;
         this.nfs = new Nfs3Program(new Nfs3Dispatcher(state));
         this.mount = new Mount3Program(new MountDispatcher(state));
     }
@@ -65,5 +67,14 @@ public final class NfsExportService {
     /** The MOUNT v3 program (100005 v3). */
     public Mount3Program mountProgram() {
         return mount;
+    }
+
+    /**
+     * close() - these exports no longer serve (replaced, or stopped): the files READ, WRITE and
+     * COMMIT kept open are closed (one a call still uses, when it is done with it).
+     */
+    @Override
+    public void close() {
+        state.openFiles().closeAll();
     }
 }

@@ -28,9 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rpcrdma4j.nfs3.internal.FileAttributes;
 import org.rpcrdma4j.nfs3.internal.MountDispatcher;
 import org.rpcrdma4j.nfs3.internal.Nfs3Dispatcher;
-import org.rpcrdma4j.nfs3.internal.NfsException;
 import org.rpcrdma4j.nfs3.internal.NfsState;
-import org.rpcrdma4j.nfs3.internal.OpenFiles;
+import org.rpcrdma4j.nfs3.localfs.OpenFiles;
 import org.rpcrdma4j.nfs3.support.Identity;
 import org.rpcrdma4j.nfs3.support.NfsClient;
 import org.rpcrdma4j.nfs3.support.TestServer;
@@ -54,8 +53,16 @@ class OpenFilesTest {
         return Files.writeString(temp.resolve(name), content);
     }
 
+    private static long dev(Path path) throws IOException {
+        return FileAttributes.read(path).dev();
+    }
+
+    private static long ino(Path path) throws IOException {
+        return FileAttributes.read(path).ino();
+    }
+
     private FileChannel read(Path path) throws Exception {
-        try (OpenFiles.Lease lease = files.open(path, FileAttributes.read(path))) {
+        try (OpenFiles.Lease lease = files.open(path, dev(path), ino(path))) {
             return lease.channel();
         }
     }
@@ -76,18 +83,18 @@ class OpenFilesTest {
         Path f = file("f", "data");
         FileChannel reader = read(f);
         FileChannel writer;
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, dev(f), ino(f))) {
             writer = lease.channel();
             writer.write(java.nio.ByteBuffer.wrap(bytes("DA")), 0);
         }
-        try (OpenFiles.Lease lease = files.openForWrite(f, FileAttributes.read(f))) {
+        try (OpenFiles.Lease lease = files.openForWrite(f, dev(f), ino(f))) {
             assertSame(writer, lease.channel(), "the second WRITE borrows the cached writable channel");
         }
         assertTrue(reader != writer, "READ keeps its read-only channel");
         assertEquals("DAta", Files.readString(f));
         assertEquals(2, files.opened());
         assertEquals(2, files.size());
-        files.forget(FileAttributes.read(f));
+        files.forget(dev(f), ino(f));
         assertFalse(reader.isOpen());
         assertFalse(writer.isOpen());
         assertEquals(0, files.size());
@@ -205,7 +212,7 @@ class OpenFilesTest {
     @Test
     void theLeastRecentlyUsedGoesBeyondCapacityButNotUnderAReader() throws Exception {
         Path held = file("held", "h");
-        OpenFiles.Lease lease = files.open(held, FileAttributes.read(held));
+        OpenFiles.Lease lease = files.open(held, dev(held), ino(held));
         List<FileChannel> channels = new ArrayList<>();
         for (int i = 0; i < OpenFiles.CAPACITY; i++) {
             channels.add(read(file("f" + i, "x")));
@@ -226,8 +233,25 @@ class OpenFilesTest {
         Path f = file("f", "old");
         FileAttributes checked = FileAttributes.read(f);
         Files.move(file("g", "new"), f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        NfsException stale = assertThrows(NfsException.class, () -> files.open(f, checked));
-        assertEquals(Nfs3.NFS3ERR_STALE, stale.status());
+        OpenFiles.ReplacedException stale = assertThrows(OpenFiles.ReplacedException.class,
+                () -> files.open(f, checked.dev(), checked.ino()));
+        assertTrue(stale.getMessage().contains(f.toString()), stale.getMessage());
+        assertEquals(0, files.size());
+    }
+
+    @Test
+    void closeAllClosesWhatIsIdleNowWhatIsHeldAtReleaseAndCachesNothingAfter() throws Exception {
+        Path idle = file("idle", "i");
+        Path held = file("held", "h");
+        FileChannel idleChannel = read(idle);
+        OpenFiles.Lease lease = files.open(held, dev(held), ino(held));
+        files.closeAll();
+        assertFalse(idleChannel.isOpen(), "closed at once");
+        assertTrue(lease.channel().isOpen(), "a call still reading keeps its channel");
+        lease.close();
+        assertFalse(lease.channel().isOpen(), "closed when the call is done");
+        FileChannel late = read(idle);
+        assertFalse(late.isOpen(), "a call that began before the close gets a channel of its own, closed after it");
         assertEquals(0, files.size());
     }
 
@@ -235,10 +259,11 @@ class OpenFilesTest {
     void forgetClosesAndTheNextOpenSeesTheNewFile() throws Exception {
         Path f = file("f", "old");
         FileChannel old = read(f);
-        files.forget(FileAttributes.read(f));
+        files.forget(dev(f), ino(f));
         assertFalse(old.isOpen());
         assertEquals(0, files.size());
-        files.forget(null); // nothing to forget
+        files.forget(dev(f), ino(f)); // nothing cached: nothing to forget
+        assertEquals(0, files.size());
     }
 
     @Test

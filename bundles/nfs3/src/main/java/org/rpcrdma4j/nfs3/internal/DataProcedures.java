@@ -2,6 +2,7 @@ package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
 import org.rpcrdma4j.nfs3.localfs.SetIdBits;
+import org.rpcrdma4j.nfs3.localfs.OpenFiles;
 import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -97,13 +98,27 @@ public final class DataProcedures {
         };
     }
 
+    /**
+     * A channel from the file cache on a regular file this call checked: read-only (READ, COMMIT)
+     * or write-only (WRITE); a file that took its path since the check is NFS3ERR_STALE.
+     */
+    private static OpenFiles.Lease lease(OpenFiles files, Target file, boolean write) throws NfsException, IOException {
+        FileAttributes checked = file.attributes();
+        try {
+            return write ? files.openForWrite(file.path(), checked.dev(), checked.ino())
+                    : files.open(file.path(), checked.dev(), checked.ino());
+        } catch (OpenFiles.ReplacedException e) {
+            throw new NfsException(Nfs3.NFS3ERR_STALE, e.getMessage());
+        }
+    }
+
     /** Fills the buffer from the offset until full or end of file; returns whether EOF was reached. */
     private static boolean readAt(OpenFiles files, Target file, long offset, ByteBuffer data)
             throws NfsException, IOException {
         if (offset < 0) {
             return true; // beyond 2^63: nothing there
         }
-        try (OpenFiles.Lease lease = files.open(file.path(), file.attributes())) {
+        try (OpenFiles.Lease lease = lease(files, file, false)) {
             FileChannel channel = lease.channel();
             long position = offset;
             while (data.hasRemaining()) {
@@ -176,7 +191,7 @@ public final class DataProcedures {
     /** Writes the payload's pieces (views of the call's memory) one after the other from {@code offset}. */
     private static void writeAt(OpenFiles files, Target file, long offset, ByteBuffer[] data, int stable)
             throws NfsException, IOException {
-        try (OpenFiles.Lease lease = files.openForWrite(file.path(), file.attributes())) {
+        try (OpenFiles.Lease lease = lease(files, file, true)) {
             FileChannel channel = lease.channel();
             long position = offset;
             for (ByteBuffer piece : data) {
@@ -201,7 +216,7 @@ public final class DataProcedures {
             return Procedure.attempt(() -> {
                 file.requireRegularFile();
                 Permissions.requireData(file.caller(), file.attributes(), Permissions.WRITE);
-                try (OpenFiles.Lease lease = request.state().openFiles().open(file.path(), file.attributes())) {
+                try (OpenFiles.Lease lease = lease(request.state().openFiles(), file, false)) {
                     lease.channel().force(true); // fsync(2) flushes the file, whichever descriptor asks
                 }
                 FileAttributes before = file.attributes();

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.nfs3.internal;
 
 import java.io.IOException;
+import org.rpcrdma4j.nfs3.localfs.OpenFiles;
 import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import org.rpcrdma4j.nfs3.localfs.ServerKey;
 import java.lang.System.Logger.Level;

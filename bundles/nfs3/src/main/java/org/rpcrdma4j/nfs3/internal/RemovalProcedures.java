@@ -45,7 +45,7 @@ public final class RemovalProcedures {
                 Permissions.requireUnlink(directory.caller(), directory.attributes(), victim);
                 Files.delete(path);
                 directory.root().forget(path, victim);
-                request.state().openFiles().forget(victim);
+                request.state().openFiles().forget(victim.dev(), victim.ino());
                 FileAttributes before = directory.attributes();
                 FileAttributes after = directory.attributesNow();
                 return Reply.ok(out -> Xdr3.encodeWcc(out, before, after));
@@ -80,7 +80,9 @@ public final class RemovalProcedures {
                 if (!sameObject) {
                     Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
                     from.root().forget(target, replaced);
-                    request.state().openFiles().forget(replaced);
+                    if (replaced != null) {
+                        request.state().openFiles().forget(replaced.dev(), replaced.ino());
+                    }
                     from.root().moved(source, target, moving);
                 }
                 return renamed(from, to);

@@ -40,8 +40,21 @@ final class LiveExports {
             return "property " + ExportsConfig.STATE_DIRECTORY + " '" + config.stateDirectory()
                     + "': the file handle key cannot be opened: " + e;
         }
+        NfsExportService previous = current;
         current = next;
+        if (previous != null) {
+            previous.close(); // its files: a call still running on it closes its own when done
+        }
         return null;
+    }
+
+    /** close() - nothing serves any more: the current exports' open files are closed. */
+    void close() {
+        NfsExportService previous = current;
+        current = null;
+        if (previous != null) {
+            previous.close();
+        }
     }
 
     /** @return true once a configuration serves */

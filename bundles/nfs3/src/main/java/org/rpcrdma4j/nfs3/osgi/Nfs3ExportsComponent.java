@@ -74,7 +74,7 @@ public final class Nfs3ExportsComponent {
         }
     }
 
-    /** Stops serving: both services go away. */
+    /** Stops serving: both services go away, and the files they kept open are closed. */
     @Deactivate
     public synchronized void deactivate() {
         for (ServiceRegistration<RpcDispatchable> registration : registrations) {
@@ -85,6 +85,7 @@ public final class Nfs3ExportsComponent {
             }
         }
         registrations.clear();
+        exports.close(); // the files its READs and WRITEs kept open
     }
 
     private void register(RpcDispatchable program, int number, int version) {

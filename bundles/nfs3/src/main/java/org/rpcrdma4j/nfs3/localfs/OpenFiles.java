@@ -1,4 +1,4 @@
-package org.rpcrdma4j.nfs3.internal;
+package org.rpcrdma4j.nfs3.localfs;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -10,13 +10,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.rpcrdma4j.nfs3.Nfs3;
 
 /**
  * OpenFiles - the file cache of READ, WRITE and COMMIT, as knfsd's filecache: regular files
- * stay open between calls, keyed by the (fsid, fileid) of their handle and the {@link Access}, so
- * a stream of READs or WRITEs opens the file once instead of once per call (an open and close
- * per 4 KiB random WRITE is 11-15 % of the server's CPU samples).
+ * stay open between calls, keyed by the (st_dev, st_ino) their handle names and the
+ * {@link Access}, so a stream of READs or WRITEs opens the file once instead of once per call (an
+ * open and close per 4 KiB random WRITE is 11-15 % of the server's CPU samples). Shared by the
+ * servers of a local directory: this bundle's NFSv3 program and the nfs4j export's file system.
  *
  * <p>Stable WRITEs are made durable by group commit ({@link SyncGroup}, one per cached writable
  * channel): one fsync covers every write to the file that completed before it began, and writes
@@ -25,15 +25,16 @@ import org.rpcrdma4j.nfs3.Nfs3;
  * write of one RPC as FILE_SYNC, so a deep queue of small direct writes was a queue of fsyncs,
  * one per WRITE, each waiting for the journal commit of the one before.
  *
- * <p>Never stale: every call checks its handle first ({@link ExportRoot#locate}: the inode is
- * still at its path inside the export), and only then asks here for that inode. An open
- * channel pins its inode, so the kernel cannot give the inode number to another file while
- * the channel is cached: a live file with the handle's (fsid, fileid) is the channel's file.
- * When a channel is opened its path is read again and MUST still name the handle's inode.
+ * <p>Never stale: every call checks its handle first (the inode is still at its path inside the
+ * export), and only then asks here for that inode. An open channel pins its inode, so the kernel
+ * cannot give the inode number to another file while the channel is cached: a live file with the
+ * handle's (st_dev, st_ino) is the channel's file. When a channel is opened its path is read
+ * again and MUST still name the handle's inode, else {@link ReplacedException} (the caller's
+ * stale-handle error).
  *
  * <p>Bounded: at most {@link #CAPACITY} channels, the least recently used closed first; a
  * channel idle for {@link #IDLE_NANOS} is closed at the next open of any file (no thread of
- * its own); a file removed, or replaced by RENAME, through this server is closed at once
+ * its own); a file removed, or replaced by RENAME, through the server is closed at once
  * ({@link #forget}: all of its channels). A channel in use by a call is closed when that call
  * releases it. Permissions are not the cache's business: every call checks the caller's access
  * to the file before it borrows a channel, as it did before it opened one.
@@ -135,7 +136,20 @@ public final class OpenFiles {
 
     private static final Access[] ACCESSES = Access.values();
 
-    private record Key(long fsid, long fileid, Access access) {
+    /**
+     * The path named another file than the handle's by the time it was opened (removed and
+     * replaced between the caller's check and the open): the caller answers its stale-handle
+     * error (NFS3ERR_STALE, NFS4ERR_STALE).
+     */
+    public static final class ReplacedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ReplacedException(Path path) {
+            super(path + ": another file took the path while it was opened");
+        }
+    }
+
+    private record Key(long dev, long ino, Access access) {
     }
 
     /** One cached channel and its lease count; fields guarded by the OpenFiles lock. */
@@ -189,6 +203,8 @@ public final class OpenFiles {
     private final Map<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
     private final LongSupplier clock;
     private long opened;
+    /** {@link #closeAll} ran: nothing is cached from then on. */
+    private boolean closed;
 
     /** A cache on the system's monotonic clock. */
     public OpenFiles() {
@@ -204,12 +220,13 @@ public final class OpenFiles {
      * Lends a read-only channel on a regular file whose handle was just checked (READ, COMMIT).
      *
      * @param path the file's path, checked this call
-     * @param attributes its attributes, read by that check
-     * @throws NfsException NFS3ERR_STALE if the path named another file by the time it was opened
+     * @param dev its st_dev, read by that check
+     * @param ino its st_ino, read by that check
+     * @throws ReplacedException if the path named another file by the time it was opened
      * @throws IOException if the file cannot be opened
      */
-    public Lease open(Path path, FileAttributes attributes) throws NfsException, IOException {
-        return lease(path, attributes, Access.READ);
+    public Lease open(Path path, long dev, long ino) throws IOException {
+        return lease(path, dev, ino, Access.READ);
     }
 
     /**
@@ -218,16 +235,17 @@ public final class OpenFiles {
      * {@link Lease#syncWrite()}.
      *
      * @param path the file's path, checked this call
-     * @param attributes its attributes, read by that check
-     * @throws NfsException NFS3ERR_STALE if the path named another file by the time it was opened
+     * @param dev its st_dev, read by that check
+     * @param ino its st_ino, read by that check
+     * @throws ReplacedException if the path named another file by the time it was opened
      * @throws IOException if the file cannot be opened for writing
      */
-    public Lease openForWrite(Path path, FileAttributes attributes) throws NfsException, IOException {
-        return lease(path, attributes, Access.WRITE);
+    public Lease openForWrite(Path path, long dev, long ino) throws IOException {
+        return lease(path, dev, ino, Access.WRITE);
     }
 
-    private Lease lease(Path path, FileAttributes attributes, Access access) throws NfsException, IOException {
-        Key key = new Key(attributes.dev(), attributes.ino(), access);
+    private Lease lease(Path path, long dev, long ino, Access access) throws IOException {
+        Key key = new Key(dev, ino, access);
         synchronized (this) {
             long now = clock.getAsLong();
             closeIdle(now);
@@ -238,11 +256,11 @@ public final class OpenFiles {
         }
         FileChannel channel = open(path, access);
         try {
-            FileAttributes now = FileAttributes.read(path);
-            if (now.dev() != key.fsid() || now.ino() != key.fileid()) {
-                throw new NfsException(Nfs3.NFS3ERR_STALE, "another file took the path while it was opened");
+            UnixStat now = UnixStat.of(path);
+            if (now.dev() != key.dev() || now.ino() != key.ino()) {
+                throw new ReplacedException(path);
             }
-        } catch (NfsException | IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
             throw e;
         }
@@ -255,25 +273,41 @@ public final class OpenFiles {
                 return lend(raced, now);
             }
             Entry entry = new Entry(channel);
+            if (closed) {
+                // a call that began before the server stopped: its channel is closed when it is done
+                entry.retired = true;
+                return lend(entry, now);
+            }
             entries.put(key, entry);
             evictBeyondCapacity();
             return lend(entry, now);
         }
     }
 
-    /** Closes the channels of a file removed or replaced through this server, if cached. */
-    public void forget(FileAttributes attributes) {
-        if (attributes == null) {
-            return;
-        }
+    /** Closes the channels of the file (st_dev, st_ino) removed or replaced through the server, if cached. */
+    public void forget(long dev, long ino) {
         synchronized (this) {
             for (Access access : ACCESSES) {
-                Entry entry = entries.remove(new Key(attributes.dev(), attributes.ino(), access));
+                Entry entry = entries.remove(new Key(dev, ino, access));
                 if (entry != null) {
                     retire(entry);
                 }
             }
         }
+    }
+
+    /**
+     * closeAll() - the server stops, or its exports were replaced: every cached channel is closed
+     * now, or, one a call still holds, when that call releases it. A call that still opens a file
+     * here (one that began before) gets a channel closed when it releases it: nothing is cached
+     * any more.
+     */
+    public synchronized void closeAll() {
+        closed = true;
+        for (Entry entry : entries.values()) {
+            retire(entry);
+        }
+        entries.clear();
     }
 
     /** Channels cached now. */

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.security.auth.Subject;
@@ -77,6 +78,14 @@ public final class CallerIdentity implements SetIdBits.Identity {
      * come (the last one it looked up by index on this call's thread); null: none looked up.
      */
     private Path exportInForce;
+    /**
+     * This identity is one call's ({@link #around}, {@link #forOneCall}): the file system may
+     * keep what a handle located for the rest of the call ({@link #locatedEarlier}).
+     */
+    private boolean oneCall;
+    /** The handle (its bytes) the call located last, and what it located; null when none is kept. */
+    private byte[] locatedHandle;
+    private Object located;
 
     private CallerIdentity(boolean root, int gid, int[] groups, List<Path> exported, Path servedRoot) {
         this.root = root;
@@ -103,7 +112,7 @@ public final class CallerIdentity implements SetIdBits.Identity {
         return new RpcDispatchable() {
             @Override
             public void dispatchOncRpcCall(RpcCall call) throws OncRpcException, IOException {
-                CURRENT.set(of(call, exports, root));
+                CURRENT.set(of(call, exports, root).forOneCall());
                 try {
                     program.dispatchOncRpcCall(call);
                 } finally {
@@ -136,6 +145,49 @@ public final class CallerIdentity implements SetIdBits.Identity {
         }
         int[] gids = unix.gids() == null ? new int[0] : unix.gids().clone();
         return new CallerIdentity(unix.uid() == 0, unix.gid(), gids, exported, root);
+    }
+
+    /**
+     * forOneCall() - this identity serves one call (made for it): the file system may keep what
+     * the call's handles located until the call ends or changes something ({@link #locatedEarlier}).
+     *
+     * @return this identity
+     */
+    CallerIdentity forOneCall() {
+        if (this != NOBODY) {
+            oneCall = true;
+        }
+        return this;
+    }
+
+    /**
+     * locatedEarlier() - what the file system located for {@code handle} earlier in this call
+     * (an NFSv4 COMPOUND's READ finds its file three times: nfs4j's access check, the EOF check
+     * and the read; each would be an lstat(2)), unless the call changed something through the
+     * file system since ({@link #forgetLocated}). The object's attributes are then those read at
+     * the call's first look, as a COMPOUND that changes nothing sees one state of the file.
+     *
+     * @param handle the handle's bytes, compared by content
+     * @return what it located, or null: locate it (outside a call nothing is kept)
+     */
+    @SuppressWarnings("unchecked")
+    <T> T locatedEarlier(byte[] handle) {
+        byte[] kept = locatedHandle;
+        return kept != null && Arrays.equals(kept, handle) ? (T) located : null;
+    }
+
+    /** rememberLocated() - keep what {@code handle} located, for the rest of this call only. */
+    void rememberLocated(byte[] handle, Object object) {
+        if (oneCall) {
+            locatedHandle = handle;
+            located = object;
+        }
+    }
+
+    /** forgetLocated() - the call changed (or may have changed) something: nothing located is kept. */
+    void forgetLocated() {
+        locatedHandle = null;
+        located = null;
     }
 
     /**

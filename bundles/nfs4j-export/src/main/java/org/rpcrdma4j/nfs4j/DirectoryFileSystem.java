@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.FileTime;
@@ -49,6 +48,7 @@ import org.dcache.nfs.vfs.Inode;
 import org.dcache.nfs.vfs.Stat;
 import org.dcache.nfs.vfs.VirtualFileSystem;
 import org.rpcrdma4j.nfs3.localfs.InodeIndex;
+import org.rpcrdma4j.nfs3.localfs.OpenFiles;
 import org.rpcrdma4j.nfs3.localfs.PathBytes;
 import org.rpcrdma4j.nfs3.localfs.ServerKey;
 import org.rpcrdma4j.nfs3.localfs.SetIdBits;
@@ -77,6 +77,12 @@ import org.slf4j.LoggerFactory;
  *     (NFS3ERR_INVAL / NFS4ERR_INVAL) rather than created under other bytes than the client
  *     sent; a name on disk that is not UTF-8 cannot be named in nfs4j's API and is left out of
  *     listings, with a warning naming its directory.</li>
+ * <li><b>Data</b>: READ, WRITE and COMMIT borrow their file's channel from an {@link OpenFiles}
+ *     cache (open once per file, not per call; stable WRITEs share fsyncs by group commit), as
+ *     this project's NFSv3 program does; {@link #close} closes them.</li>
+ * <li><b>One look per call</b>: within one RPC call (an NFSv4 COMPOUND) a handle is located, and
+ *     its object's attributes read, once; a change through this file system makes the next look
+ *     read again ({@link CallerIdentity#locatedEarlier}).</li>
  * <li><b>Failures</b> are nfs4j's status exceptions with the errno's NFS status.</li>
  * </ul>
  * Symbolic links are never followed: every path is read with NOFOLLOW_LINKS, and a path from
@@ -102,6 +108,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     private final InodeIndex<UnixAttributes> index;
     private final Inode rootInode;
     private final NfsIdMapping idMapping = new SimpleIdMap();
+    /** The channels of READ, WRITE and COMMIT, kept open between calls. */
+    private final OpenFiles openFiles = new OpenFiles();
     private final Set<Path> warnedDirectories = ConcurrentHashMap.newKeySet();
 
     /**
@@ -125,6 +133,16 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         this.rootInode = Inode.forFile(rootAttributes.handle().encode(key));
     }
 
+    /** close() - the server stops: the channels kept open for READ, WRITE and COMMIT are closed. */
+    public void close() {
+        openFiles.closeAll();
+    }
+
+    /** @return channels kept open now (tests) */
+    int openChannels() {
+        return openFiles.size();
+    }
+
     /** The real path of the served directory. */
     public Path root() {
         return root;
@@ -139,18 +157,33 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     /** The object an inode names: authenticated, found, and still of the handle's type. */
     private InodeIndex.Located<UnixAttributes> locate(Inode inode, CallerIdentity.Use use) throws IOException {
-        InodeHandle handle = handles.verify(inode.getFileIdKey().toBytes());
-        InodeIndex.Located<UnixAttributes> found = index.locate(handle.dev(), handle.ino(),
-                attributes -> handle.names(attributes.mode(), attributes.dev(), attributes.ino()));
+        CallerIdentity caller = CallerIdentity.current();
+        byte[] bytes = inode.getFileIdKey().toBytes();
+        InodeIndex.Located<UnixAttributes> found = caller.locatedEarlier(bytes);
         if (found == null) {
-            throw new StaleException("no object (" + handle.dev() + ", " + handle.ino() + ") under the served root");
+            InodeHandle handle = handles.verify(bytes);
+            found = index.locate(handle.dev(), handle.ino(),
+                    attributes -> handle.names(attributes.mode(), attributes.dev(), attributes.ino()));
+            if (found == null) {
+                throw new StaleException("no object (" + handle.dev() + ", " + handle.ino() + ") under the served root");
+            }
+            caller.rememberLocated(bytes, found);
         }
-        if (!CallerIdentity.current().mayUse(found.path(), use)) {
+        if (!caller.mayUse(found.path(), use)) {
             throw new AccessException(use == CallerIdentity.Use.ATTRIBUTES
                     ? "object outside the exports this client is given"
                     : "object outside the export whose rules apply to its handle (" + use + ")");
         }
         return found;
+    }
+
+    /**
+     * changed() - this call is about to change something (after its handles were located): what
+     * they located is not kept past this point, so that the next look (a GETATTR after a WRITE in
+     * the same COMPOUND, the wcc data of an NFSv3 reply) reads the object again.
+     */
+    private static void changed() {
+        CallerIdentity.current().forgetLocated();
     }
 
     private Path directoryOf(Inode inode, CallerIdentity.Use use) throws IOException {
@@ -221,6 +254,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         }
         Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = newChild(directory, name);
+        changed();
         try {
             Files.createFile(path, ownerOnly(mode));
         } catch (IOException e) {
@@ -233,6 +267,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     public Inode mkdir(Inode parent, String name, Subject subject, int mode) throws IOException {
         Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = newChild(directory, name);
+        changed();
         try {
             Files.createDirectory(path, ownerOnly(mode));
         } catch (IOException e) {
@@ -248,6 +283,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         if (target.isEmpty() || target.indexOf('\0') >= 0 || target.indexOf('\uFFFD') >= 0) {
             throw new InvalException("symbolic link data empty, with NUL, or not UTF-8");
         }
+        changed();
         try {
             Files.createSymbolicLink(path, PathBytes.path(target.getBytes(StandardCharsets.UTF_8)));
             UnixAttributes directoryAttributes = UnixAttributes.read(directory);
@@ -268,6 +304,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
             throw new IsDirException("hard link to a directory");
         }
         Path path = newChild(directory, name);
+        changed();
         try {
             Files.createLink(path, target.path());
             return inodeOf(path, UnixAttributes.read(path));
@@ -281,12 +318,14 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         Path directory = directoryOf(parent, CallerIdentity.Use.MODIFY);
         Path path = child(directory, name);
         UnixAttributes victim = read(path);
+        changed();
         try {
             Files.delete(path);
         } catch (IOException e) {
             throw failure(e);
         }
         index.forget(path, victim);
+        openFiles.forget(victim.dev(), victim.ino());
     }
 
     @Override
@@ -301,6 +340,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         if (moving.isDirectory() && to.startsWith(from)) {
             throw new InvalException("a directory cannot move below itself");
         }
+        changed();
         try {
             Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
@@ -308,6 +348,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         }
         if (replaced != null) {
             index.forget(to, replaced);
+            openFiles.forget(replaced.dev(), replaced.ino());
         }
         index.moved(from, to, moving, moving.isDirectory());
         return true;
@@ -385,8 +426,32 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public int read(Inode inode, ByteBuffer data, long offset) throws IOException {
-        Path path = regularFile(inode, CallerIdentity.Use.READ);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.READ);
+        requireRegular(file.attributes());
+        return readAt(file, data, offset);
+    }
+
+    /**
+     * The READ of an NFSv4 COMPOUND (nfs4j's READ calls this): one look at the file for the
+     * type check, the data and end of file (the interface's default looks twice), end of file
+     * when the read reaches the size that look read.
+     */
+    @Override
+    public int read(Inode inode, ByteBuffer data, long offset, Runnable eofReached) throws IOException {
+        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.READ);
+        requireRegular(file.attributes());
+        int n = readAt(file, data, offset);
+        if (offset + n >= file.attributes().size()) {
+            eofReached.run();
+        }
+        return n;
+    }
+
+    /** Fills {@code data} from {@code offset} until full or the end of the file: the bytes read. */
+    private int readAt(InodeIndex.Located<UnixAttributes> file, ByteBuffer data, long offset) throws IOException {
+        UnixAttributes checked = file.attributes();
+        try (OpenFiles.Lease lease = openFiles.open(file.path(), checked.dev(), checked.ino())) {
+            FileChannel channel = lease.channel();
             int total = 0;
             while (data.hasRemaining()) {
                 int n = channel.read(data, offset + total);
@@ -396,6 +461,8 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
                 total += n;
             }
             return total;
+        } catch (OpenFiles.ReplacedException e) {
+            throw new StaleException(e.getMessage());
         } catch (IOException e) {
             throw failure(e);
         }
@@ -412,16 +479,23 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     public WriteResult write(Inode inode, ByteBuffer data, long offset, StabilityLevel stability) throws IOException {
         InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.MODIFY);
         requireRegular(file.attributes());
-        try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        changed();
+        UnixAttributes checked = file.attributes();
+        try (OpenFiles.Lease lease = openFiles.openForWrite(file.path(), checked.dev(), checked.ino())) {
+            FileChannel channel = lease.channel();
             int total = 0;
             while (data.hasRemaining()) {
                 total += channel.write(data, offset + total);
             }
             if (stability != StabilityLevel.UNSTABLE) {
-                channel.force(stability == StabilityLevel.FILE_SYNC);
+                // DATA_SYNC and FILE_SYNC alike: an fsync shared with the file's other stable
+                // writers (group commit), covering data and metadata.
+                lease.syncWrite();
             }
-            SetIdBits.removeForWrite(CallerIdentity.current(), file.path(), file.attributes().mode(), true);
+            SetIdBits.removeForWrite(CallerIdentity.current(), file.path(), checked.mode(), true);
             return new WriteResult(stability, total);
+        } catch (OpenFiles.ReplacedException e) {
+            throw new StaleException(e.getMessage());
         } catch (IOException e) {
             throw failure(e);
         }
@@ -431,18 +505,16 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     public void commit(Inode inode, long offset, int count) throws IOException {
         // nfs4j commits without looking up the handle's export first (no export in force); a
         // commit changes nothing a client could not reach
-        Path path = regularFile(inode, CallerIdentity.Use.ATTRIBUTES);
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            channel.force(true);
+        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.ATTRIBUTES);
+        requireRegular(file.attributes());
+        UnixAttributes checked = file.attributes();
+        try (OpenFiles.Lease lease = openFiles.open(file.path(), checked.dev(), checked.ino())) {
+            lease.channel().force(true); // fsync(2) flushes the file, whichever descriptor asks
+        } catch (OpenFiles.ReplacedException e) {
+            throw new StaleException(e.getMessage());
         } catch (IOException e) {
             throw failure(e);
         }
-    }
-
-    private Path regularFile(Inode inode, CallerIdentity.Use use) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode, use);
-        requireRegular(file.attributes());
-        return file.path();
     }
 
     private static void requireRegular(UnixAttributes attributes) throws ChimeraNFSException {
@@ -467,6 +539,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         Path path = object.path();
         UnixAttributes current = object.attributes();
         CallerIdentity caller = CallerIdentity.current();
+        changed();
         try {
             if (stat.isDefined(Stat.StatAttribute.SIZE)) {
                 requireRegular(current);

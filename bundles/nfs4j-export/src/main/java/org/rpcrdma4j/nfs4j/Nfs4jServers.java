@@ -233,7 +233,11 @@ public final class Nfs4jServers implements AutoCloseable {
                 stateHandler.shutdown();
             }
         } finally {
-            clientRecords.close();
+            try {
+                clientRecords.close();
+            } finally {
+                fileSystem.close();
+            }
         }
     }
 

@@ -14,14 +14,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.security.auth.Subject;
 import org.dcache.nfs.ExportFile;
 import org.dcache.nfs.FsExport;
 import org.dcache.nfs.status.BadHandleException;
 import org.dcache.nfs.status.ExistException;
 import org.dcache.nfs.status.InvalException;
+import org.dcache.nfs.status.IsDirException;
 import org.dcache.nfs.status.NoEntException;
 import org.dcache.nfs.status.NotEmptyException;
 import org.dcache.nfs.status.PermException;
@@ -32,6 +35,7 @@ import org.dcache.nfs.vfs.Inode;
 import org.dcache.nfs.vfs.Stat;
 import org.dcache.nfs.vfs.VirtualFileSystem;
 import org.dcache.nfs.vfs.VirtualFileSystem.StabilityLevel;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,6 +68,12 @@ class DirectoryFileSystemTest {
         self = UnixSubjects.toSubject(uid, gid);
     }
 
+    @AfterEach
+    void close() {
+        fs.close();
+        assertEquals(0, fs.openChannels(), "every channel closed");
+    }
+
     private Inode file(String name, String content) throws IOException {
         Inode inode = fs.create(fs.getRootInode(), Stat.Type.REGULAR, name, self, 0644);
         fs.write(inode, ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)), 0,
@@ -88,6 +98,73 @@ class DirectoryFileSystemTest {
         assertEquals(created, fs.lookup(fs.getRootInode(), "a.txt"), "one handle per object");
         assertThrows(ExistException.class, () -> fs.create(fs.getRootInode(), Stat.Type.REGULAR, "a.txt", self, 0644));
         assertThrows(NoEntException.class, () -> fs.lookup(fs.getRootInode(), "missing"));
+    }
+
+    /** Work on the file system as one RPC call's (nfs4j's servers run a call on one thread). */
+    private interface CallWork {
+        void run() throws IOException;
+    }
+
+    private static void inOneCall(CallWork work) {
+        CallerIdentity.runAs(CallerIdentity.of(true, 0).forOneCall(), () -> {
+            try {
+                work.run();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    void withinOneCallAnObjectIsLookedAtOnceUntilTheCallChangesSomething() throws IOException {
+        Inode f = file("once", "0123456789");
+        Path onDisk = root.resolve("once");
+        inOneCall(() -> {
+            assertEquals(10, fs.getattr(f).getSize());
+            // changed behind the server's back during the call: the call keeps its first look
+            Files.write(onDisk, new byte[10], StandardOpenOption.APPEND);
+            assertEquals(10, fs.getattr(f).getSize(), "one look per call");
+            // a change through the file system: the next look reads again
+            fs.write(f, ByteBuffer.wrap(new byte[5]), 20, StabilityLevel.UNSTABLE);
+            assertEquals(25, fs.getattr(f).getSize(), "read again after the call's own WRITE");
+            Files.write(onDisk, new byte[5], StandardOpenOption.APPEND);
+            fs.setattr(f, new Stat()); // a SETATTR that sets nothing still ends what was kept
+            assertEquals(30, fs.getattr(f).getSize(), "read again after the call's SETATTR");
+        });
+        inOneCall(() -> assertEquals(30, fs.getattr(f).getSize(), "the next call looks again"));
+        Files.write(onDisk, new byte[1], StandardOpenOption.APPEND);
+        assertEquals(31, fs.getattr(f).getSize(), "outside a call nothing is kept");
+    }
+
+    @Test
+    void anObjectRemovedWithinTheCallIsNotFoundAgainByItsHandle() throws IOException {
+        Inode f = file("gone", "x");
+        inOneCall(() -> {
+            fs.getattr(f);
+            fs.remove(fs.getRootInode(), "gone");
+            assertThrows(StaleException.class, () -> fs.getattr(f), "not the look kept from before the REMOVE");
+        });
+    }
+
+    @Test
+    void readsShareOneOpenChannelAndEndOfFileComesFromTheSameLook() throws IOException {
+        Inode f = file("data", "0123456789");
+        AtomicInteger eof = new AtomicInteger();
+        for (int i = 0; i < 5; i++) {
+            ByteBuffer four = ByteBuffer.allocate(4);
+            assertEquals(4, fs.read(f, four, 2, eof::incrementAndGet));
+            assertEquals("2345", new String(four.array(), StandardCharsets.US_ASCII));
+        }
+        assertEquals(0, eof.get(), "a read that stops before the size is not at the end");
+        assertEquals(2, fs.openChannels(), "one channel for the file's WRITE and one for its READs: per file, not per call");
+        ByteBuffer rest = ByteBuffer.allocate(8);
+        assertEquals(4, fs.read(f, rest, 6, eof::incrementAndGet));
+        assertEquals(1, eof.get(), "a read that reaches the size is");
+        assertEquals("hello", content(file("other", "hello")));
+        assertEquals(4, fs.openChannels());
+        assertThrows(IsDirException.class, () -> fs.read(fs.getRootInode(), ByteBuffer.allocate(1), 0, eof::incrementAndGet));
+        fs.remove(fs.getRootInode(), "data");
+        assertEquals(2, fs.openChannels(), "the removed file's channels are closed");
     }
 
     @Test

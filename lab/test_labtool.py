@@ -481,10 +481,15 @@ class KernelProfile(unittest.TestCase):
            "     5.00%  rpcrdma4j-nfs-2  [kernel.kallsyms]\n"
            "     5.00%  rpcrdma4j-nfs-2  [rdma_rxe]\n")
 
+    def lkey_report(self, more=None):
+        """The report of one profiled lkey job with its flat and thread-and-object tables (and {file: text} more)."""
+        files = {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO}
+        files.update(more or {})
+        return LatencyTable.report_with(self, [
+            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"], files)
+
     def test_totals_and_threads_come_from_the_thread_and_object_table_when_there_is_one(self):
-        md = LatencyTable.report_with(self, [
-            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
-            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO})
+        md = self.lkey_report()
         self.assertIn("busy CPU per READ 9600 µs (kernel 6400 µs, the rest user mode).", md)
         self.assertIn("| rpcrdma4j-loop- | 4800 | 0 |", md)
         # user mode split by object: JIT 12 %, libjvm 4 %, libc 2 %, verbs 1.5 %, libnio 0.5 % of 16,000 µs
@@ -511,10 +516,7 @@ class KernelProfile(unittest.TestCase):
                "    20.00%    20.00%  swapper          [k] default_idle\n")
 
     def test_kernel_time_by_entry_per_thread_group_against_its_kernel_time(self):
-        md = LatencyTable.report_with(self, [
-            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
-            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO,
-             "kprof/lkey.rxe-randread-entries.txt": self.ENTRIES})
+        md = self.lkey_report({"kprof/lkey.rxe-randread-entries.txt": self.ENTRIES})
         # 16,000 µs per READ for a share of 1.0; the loop's kernel time is 30 % (4800 µs) in the DSO table
         self.assertIn("| rpcrdma4j-loop- | write() | 2400 | 50 % |", md)
         # write()'s two frames (wrapper and ksys_write) count once; do_syscall_64 25 % less its calls' 20 %
@@ -527,9 +529,7 @@ class KernelProfile(unittest.TestCase):
         self.assertNotIn("| sleep |", md)
 
     def test_no_entries_file_means_no_entries_table(self):
-        md = LatencyTable.report_with(self, [
-            "kprof\tlkey.rxe\trandread\tkprof/lkey.rxe-randread.txt\t0\t1000\t100.0\t108.0"],
-            {"kprof/lkey.rxe-randread.txt": self.FLAT, "kprof/lkey.rxe-randread-dso.txt": self.DSO})
+        md = self.lkey_report()
         self.assertIn("busy CPU per READ", md)
         self.assertNotIn("by where they entered the kernel", md)
 

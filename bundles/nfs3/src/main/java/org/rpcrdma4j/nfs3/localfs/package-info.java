@@ -6,7 +6,9 @@
  * ({@link org.rpcrdma4j.nfs3.localfs.VerifiedHandles}), the byte-exact mapping between names on the
  * wire and {@link java.nio.file.Path}s ({@link org.rpcrdma4j.nfs3.localfs.PathBytes}), and the
  * Linux set-user-ID and set-group-ID rules a server running as root must apply for its callers
- * ({@link org.rpcrdma4j.nfs3.localfs.SetIdBits}).
+ * ({@link org.rpcrdma4j.nfs3.localfs.SetIdBits}), and the cache of files kept open between READ,
+ * WRITE and COMMIT calls, with group commit of stable writes
+ * ({@link org.rpcrdma4j.nfs3.localfs.OpenFiles}).
  */
 @Export
 @Version("0.1.0")

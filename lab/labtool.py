@@ -1509,14 +1509,14 @@ def user_object(dso):
 # Where a thread enters the kernel, by perf's inclusive (children) share of the frame: its system calls
 # (__x64_sys_*, Linux 6.1 x86_64), the exit path of every system call (do_syscall_64 less the calls'
 # own frames: entry, and rescheduling and signals on the way back to user mode), interrupts and page faults.
-KERNEL_ENTRIES = (
-    ("asm_sysvec_reschedule_ipi", "reschedule interrupt (another CPU woke a thread here)"),
-    ("asm_sysvec_apic_timer_interrupt", "timer interrupt"),
-    ("asm_sysvec_call_function_single", "function-call interrupt"),
-    ("asm_sysvec_call_function", "function-call interrupt"),
-    ("asm_common_interrupt", "device interrupt"),
-    ("asm_exc_page_fault", "page fault"),
-)
+KERNEL_ENTRIES = {
+    "asm_sysvec_reschedule_ipi": "reschedule interrupt (another CPU woke a thread here)",
+    "asm_sysvec_apic_timer_interrupt": "timer interrupt",
+    "asm_sysvec_call_function_single": "function-call interrupt",
+    "asm_sysvec_call_function": "function-call interrupt",
+    "asm_common_interrupt": "device interrupt",
+    "asm_exc_page_fault": "page fault",
+}
 # a system call's own frame: the table's wrapper (__x64_sys_write, Linux 6.1) or, where a newer kernel
 # inlined it, what it calls (__do_sys_newfstatat, ksys_write); a call's largest spelling counts
 SYSCALL_FRAME = re.compile(r"^\[k\] (?:__x64_sys_|__do_sys_|__se_sys_|ksys_)(\w+)$")
@@ -1534,34 +1534,32 @@ def kernel_entries(rows):
     """{thread group: {entry: inclusive share}} for the threads that made system calls (user processes:
     kernel threads enter no system call): each system call by name, "system call entry and exit" (do_syscall_64
     less its calls) and the KERNEL_ENTRIES."""
-    groups, spellings = {}, {}
+    groups = {}
+    syscalls = collections.Counter()  # thread group: do_syscall_64's share
+    calls = {}  # (thread, call): the largest share of the call's spellings
     for comm, sym, share in rows:
         if comm in IDLE_COMMS or comm in WINDOW_COMMS:
             continue
-        g = groups.setdefault(thread_group(comm), collections.Counter())
-        name = sym[4:] if sym.startswith("[k] ") else None
+        group = thread_group(comm)
+        g = groups.setdefault(group, collections.Counter())
         m = SYSCALL_FRAME.match(sym)
         if m:
-            spellings.setdefault(thread_group(comm), collections.Counter())[(comm, m.group(1))] = max(
-                share, spellings.get(thread_group(comm), {}).get((comm, m.group(1)), 0.0))
-        elif name == "do_syscall_64":
-            g[" all"] += share
-        else:
-            for frame, entry in KERNEL_ENTRIES:
-                if name == frame:
-                    g[entry] += share
-    for group, calls in spellings.items():
-        for (_comm, call), share in calls.items():
-            groups[group][call + "()"] += share
-            groups[group][" calls"] += share
+            calls[(comm, m.group(1))] = max(share, calls.get((comm, m.group(1)), 0.0))
+        elif sym == "[k] do_syscall_64":
+            syscalls[group] += share
+        elif sym.startswith("[k] ") and sym[4:] in KERNEL_ENTRIES:
+            g[KERNEL_ENTRIES[sym[4:]]] += share
+    in_calls = collections.Counter()
+    for (comm, call), share in calls.items():
+        groups[thread_group(comm)][call + "()"] += share
+        in_calls[thread_group(comm)] += share
     out = {}
     for group, g in groups.items():
-        if g[" all"] <= 0:
+        if syscalls[group] <= 0:
             continue
-        entries = {k: v for k, v in g.items() if not k.startswith(" ")}
-        exit_work = g[" all"] - g[" calls"]
-        if exit_work > 0:
-            entries["system call entry and exit (rescheduling, signals)"] = exit_work
+        entries = dict(g)
+        if syscalls[group] > in_calls[group]:
+            entries["system call entry and exit (rescheduling, signals)"] = syscalls[group] - in_calls[group]
         out[group] = entries
     return out
 

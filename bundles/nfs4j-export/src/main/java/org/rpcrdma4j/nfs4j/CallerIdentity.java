@@ -18,6 +18,7 @@ import org.dcache.oncrpc4j.rpc.RpcAuth;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.nfs3.localfs.InodeIndex;
 import org.rpcrdma4j.nfs3.localfs.SetIdBits;
 
 /**
@@ -86,7 +87,7 @@ public final class CallerIdentity implements SetIdBits.Identity {
     private boolean oneCall;
     /** The handle (its bytes) the call located last, and what it located; null when none is kept. */
     private byte[] locatedHandle;
-    private Object located;
+    private InodeIndex.Located<UnixAttributes> located;
 
     private CallerIdentity(boolean root, int gid, int[] groups, List<Path> exported, Path servedRoot) {
         this.root = root;
@@ -225,14 +226,13 @@ public final class CallerIdentity implements SetIdBits.Identity {
      * @param handle the handle's bytes, compared by content
      * @return what it located, or null: locate it (outside a call nothing is kept)
      */
-    @SuppressWarnings("unchecked")
-    <T> T locatedEarlier(byte[] handle) {
+    InodeIndex.Located<UnixAttributes> locatedEarlier(byte[] handle) {
         byte[] kept = locatedHandle;
-        return kept != null && Arrays.equals(kept, handle) ? (T) located : null;
+        return kept != null && Arrays.equals(kept, handle) ? located : null;
     }
 
     /** rememberLocated() - keep what {@code handle} located, for the rest of this call only. */
-    void rememberLocated(byte[] handle, Object object) {
+    void rememberLocated(byte[] handle, InodeIndex.Located<UnixAttributes> object) {
         if (oneCall) {
             locatedHandle = handle;
             located = object;

@@ -426,9 +426,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public int read(Inode inode, ByteBuffer data, long offset) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.READ);
-        requireRegular(file.attributes());
-        return readAt(file, data, offset);
+        return readAt(regularFile(inode, CallerIdentity.Use.READ), data, offset);
     }
 
     /**
@@ -438,8 +436,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
      */
     @Override
     public int read(Inode inode, ByteBuffer data, long offset, Runnable eofReached) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.READ);
-        requireRegular(file.attributes());
+        InodeIndex.Located<UnixAttributes> file = regularFile(inode, CallerIdentity.Use.READ);
         int n = readAt(file, data, offset);
         if (offset + n >= file.attributes().size()) {
             eofReached.run();
@@ -477,8 +474,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
 
     @Override
     public WriteResult write(Inode inode, ByteBuffer data, long offset, StabilityLevel stability) throws IOException {
-        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.MODIFY);
-        requireRegular(file.attributes());
+        InodeIndex.Located<UnixAttributes> file = regularFile(inode, CallerIdentity.Use.MODIFY);
         changed();
         UnixAttributes checked = file.attributes();
         try (OpenFiles.Lease lease = openFiles.openForWrite(file.path(), checked.dev(), checked.ino())) {
@@ -505,8 +501,7 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
     public void commit(Inode inode, long offset, int count) throws IOException {
         // nfs4j commits without looking up the handle's export first (no export in force); a
         // commit changes nothing a client could not reach
-        InodeIndex.Located<UnixAttributes> file = locate(inode, CallerIdentity.Use.ATTRIBUTES);
-        requireRegular(file.attributes());
+        InodeIndex.Located<UnixAttributes> file = regularFile(inode, CallerIdentity.Use.ATTRIBUTES);
         UnixAttributes checked = file.attributes();
         try (OpenFiles.Lease lease = openFiles.open(file.path(), checked.dev(), checked.ino())) {
             lease.channel().force(true); // fsync(2) flushes the file, whichever descriptor asks
@@ -515,6 +510,13 @@ public final class DirectoryFileSystem implements VirtualFileSystem {
         } catch (IOException e) {
             throw failure(e);
         }
+    }
+
+    /** The regular file an inode names (as {@link #locate}); a directory or anything else is refused. */
+    private InodeIndex.Located<UnixAttributes> regularFile(Inode inode, CallerIdentity.Use use) throws IOException {
+        InodeIndex.Located<UnixAttributes> file = locate(inode, use);
+        requireRegular(file.attributes());
+        return file;
     }
 
     private static void requireRegular(UnixAttributes attributes) throws ChimeraNFSException {

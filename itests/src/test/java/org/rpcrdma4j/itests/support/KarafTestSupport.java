@@ -19,9 +19,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import javax.inject.Inject;
+import org.apache.karaf.features.BootFinished;
 import org.apache.karaf.features.FeaturesService;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.util.Filter;
 import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
 import org.ops4j.pax.exam.options.MavenArtifactUrlReference;
 import org.ops4j.pax.exam.options.MavenUrlReference;
@@ -48,6 +50,20 @@ public abstract class KarafTestSupport {
 
     @Inject
     protected FeaturesService featuresService;
+
+    /**
+     * Karaf registers this once the boot features are installed and every refresh they caused is
+     * over. Pax Exam starts the probe as soon as the framework runs, while the boot features may
+     * still be resolving: a bundle refreshed then (oncrpc4j, when a later bundle wires its optional
+     * imports) withdraws its packages for a moment, and a probe class loaded in that moment fails
+     * its dynamic import with ClassNotFoundException. Injecting it makes every test start after boot.
+     */
+    @Inject
+    @Filter(timeout = BOOT_TIMEOUT_MILLIS)
+    protected BootFinished bootFinished;
+
+    /** Bound on the container's boot, generous for a CI machine with two cores. */
+    private static final long BOOT_TIMEOUT_MILLIS = 300_000;
 
     @Configuration
     public Option[] config() {

@@ -72,6 +72,13 @@ public final class Xdr {
      * @return the value
      */
     public static int intAt(java.util.List<java.nio.ByteBuffer> views, int offset) {
+        // The usual case, a call's header words in its first view (the receive buffer): one
+        // load. Only a word that straddles two views is put together byte by byte.
+        java.nio.ByteBuffer first = views.isEmpty() ? null : views.get(0);
+        if (first != null && offset >= 0 && offset <= first.remaining() - UNIT_BYTES) {
+            int word = first.getInt(first.position() + offset);
+            return first.order() == java.nio.ByteOrder.BIG_ENDIAN ? word : Integer.reverseBytes(word);
+        }
         int value = 0;
         int need = UNIT_BYTES;
         int skip = offset;

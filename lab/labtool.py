@@ -449,6 +449,9 @@ def header(run):
     else:
         jit = "tiered compilation (C1, then C2: HotSpot's default, `LAB_SERVER_JIT=tiered`)"
     w("| guest Java | %s; our server runs with a flight recording (%s); JIT: %s |" % (info.get("java", "?"), jfr_settings_text(info, short=True), jit))
+    if meta.get("transport_settings"):
+        w("| transport settings | **an experiment**: `%s` added to the RDMA transport's configuration "
+          "(`LAB_TRANSPORT_SETTINGS`); every other setting as shipped |" % meta["transport_settings"])
     crashes = [r.value for r in run.of("info") if r.key == "karaf-crash"]
     w("| JVM crashes | %s |" % ("; ".join(crashes) if crashes else "none"))
     w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), %s on siw; 64 MiB file, direct I/O, "

@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -21,6 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  * <li>Small calls, round-trip rate: NULL and a {@value #ECHO_BYTES}-byte ECHO, one at a time
  *     and {@value #IN_FLIGHT} in flight on the one connection (score per call).</li>
+ * <li>Small READs, as the lab's random reads: {@value #SMALL_READ_BYTES} bytes,
+ *     {@value #IN_FLIGHT} in flight, the data by RDMA WRITE over RDMA.</li>
  * <li>Bulk replies: READ of {@value #READ_BYTES} bytes, one at a time. Over RDMA the client offers
  *     a write chunk and the program's binding marks the data DDP-eligible, so the server moves
  *     it by RDMA WRITE and only a 28-byte reduced reply goes inline. MB/s = ops/s x 1.048576.</li>
@@ -41,12 +44,18 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"})
 public class RdmaVsTcpBenchmark extends RoundTripBenchmark {
     static final int READ_BYTES = 1 << 20;
+    /** The lab's random reads: an NFS READ of one page. */
+    static final int SMALL_READ_BYTES = 4096;
 
     private Workload read;
+    private Workload smallRead;
+    private Workload smallReadsInFlight;
 
     @Override
     RpcChannel connect(BenchServer server) throws Exception {
         read = Workload.readCalls(READ_BYTES, 1);
+        smallRead = Workload.readCalls(SMALL_READ_BYTES, 1);
+        smallReadsInFlight = Workload.readCalls(SMALL_READ_BYTES, IN_FLIGHT);
         return server.connect(IN_FLIGHT, echo.calls[0].remaining(), read.replyLength);
     }
 
@@ -56,10 +65,21 @@ public class RdmaVsTcpBenchmark extends RoundTripBenchmark {
         run(read);
     }
 
+    /**
+     * {@value #IN_FLIGHT} READs of {@value #SMALL_READ_BYTES} bytes sent at once, then their
+     * replies: the host's counterpart of the lab's 4 KiB random reads (over RDMA each reply's data
+     * goes by RDMA WRITE into its call's write chunk, as the Linux client offers one for a page).
+     */
+    @Benchmark
+    @OperationsPerInvocation(IN_FLIGHT)
+    public void read4KiBx8InFlight() throws Exception {
+        run(smallReadsInFlight);
+    }
+
     /** One call of every kind, each whole reply compared byte for byte with the expected one. */
     @Override
     void check(String when) throws Exception {
-        for (Workload w : List.of(nullCall, echo, read)) {
+        for (Workload w : List.of(nullCall, echo, read, smallRead)) {
             byte[] expected = BenchRpc.expectedReply(xid, w.results);
             byte[] actual = channel.wholeReply(w, xid);
             xid++;

@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.ByteBufferWrapper;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.glassfish.grizzly.memory.MemoryProbe;
 import org.glassfish.grizzly.monitoring.MonitoringConfig;
@@ -47,9 +48,12 @@ final class CallXdr extends ClaimCheckedXdr {
     /** The large buffer the reply grew into ({@link PendingReply#largerReplyBuffer}), and its view; else null. */
     private ByteBuffer grownMemory;
     private Buffer grownView;
-    /** The last borrowed buffer seen, and its Grizzly view: reused while the pool lends the same one. */
-    private ByteBuffer viewedLarger;
-    private Buffer largerView;
+    /**
+     * The Grizzly views of borrowed buffers: two, pointed at whichever buffer the pool lends, so
+     * a reply that grows from one borrowed buffer into another never reads its old view through
+     * the new one.
+     */
+    private final BorrowedView[] borrowedViews = {new BorrowedView(), new BorrowedView()};
 
     /** A stream for one {@link CallTransport}, taken up for each call with {@link #begin}. */
     CallXdr() {
@@ -206,16 +210,24 @@ final class CallXdr extends ClaimCheckedXdr {
     }
 
     /**
-     * viewOf() - the Grizzly view of a borrowed buffer: the one made last time when the pool
-     * lends the same buffer again (it keeps no state of its own: position and limit are the
-     * buffer's, which the pool cleared), else a new one.
+     * viewOf() - a Grizzly view of a borrowed buffer, one of this stream's own (it keeps no state
+     * of its own: position and limit are the buffer's, which the pool cleared), never the view the
+     * stream encodes into now. Grizzly's {@code Buffers.wrap} made one per reply, from its thread
+     * cache: on an RPC worker a ThreadLocal miss, then an allocation (the lab's recording of 4 KiB
+     * random reads, 2026-12-07-0357: 7 of an NFS worker's 150 samples).
      */
     private Buffer viewOf(ByteBuffer larger) {
-        if (larger != viewedLarger) {
-            viewedLarger = larger;
-            largerView = Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, larger);
+        BorrowedView view = borrowedViews[0] != _buffer ? borrowedViews[0] : borrowedViews[1];
+        return view.pointAt(larger);
+    }
+
+    /** BorrowedView - a Grizzly view that is pointed at one borrowed buffer after another. */
+    private static final class BorrowedView extends ByteBufferWrapper {
+        BorrowedView pointAt(ByteBuffer buffer) {
+            visible = buffer;
+            mark = -1;
+            return this;
         }
-        return largerView;
     }
 
     /**

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
@@ -115,5 +118,31 @@ class CallXdrSizingTest {
         ByteBuffer encoded = encodeRead(stream(reply, 8192), 64 * 1024);
         assertReadReply(encoded, 64 * 1024);
         assertEquals(2, reply.borrowed.size(), "up front, then grown");
+    }
+
+    @Test
+    void oneStreamViewsEveryBorrowedBufferThroughItsOwnTwoViews() {
+        CallXdr xdr = new CallXdr();
+        Set<Buffer> views = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < 6; i++) {
+            // sized up front: one borrowed buffer
+            LendingReply reply = new LendingReply();
+            xdr.begin(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[64]), 0, reply, 4096 + i);
+            xdr.beginEncoding();
+            views.add(xdr.asBuffer());
+            assertReadReply(encodeBody(xdr, 4096 + i), 4096 + i);
+            xdr.reset();
+            // outgrowing its up-front size: from one borrowed buffer into another, the bytes kept
+            LendingReply growing = new LendingReply();
+            xdr.begin(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, new byte[64]), 0, growing, 8192);
+            xdr.beginEncoding();
+            views.add(xdr.asBuffer());
+            ByteBuffer encoded = encodeBody(xdr, 64 * 1024 + i);
+            views.add(xdr.asBuffer());
+            assertEquals(2, growing.borrowed.size(), "up front, then grown");
+            assertReadReply(encoded, 64 * 1024 + i);
+            xdr.reset();
+        }
+        assertEquals(2, views.size(), "the stream's own two views, pointed at each borrowed buffer in turn");
     }
 }

@@ -48,6 +48,7 @@ import org.rpcrdma4j.nfs4j.Nfs4jServers;
  * <ul>
  * <li>{@code compound}: SEQUENCE + PUTFH + GETATTR (type, size, change, mtime), what a client's
  *     revalidation costs;</li>
+ * <li>{@code read4KiB}: SEQUENCE + PUTFH + READ of 4 KiB, as each of the lab's random reads;</li>
  * <li>{@code read1MiB}: SEQUENCE + PUTFH + READ of 1 MiB (anonymous stateid); over RDMA the client
  *     offers a write chunk and the NFS binding places the data by RDMA WRITE. MB/s = ops/s x 1.048576.</li>
  * </ul>
@@ -66,6 +67,8 @@ import org.rpcrdma4j.nfs4j.Nfs4jServers;
 @Fork(value = 1, jvmArgsAppend = {"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"})
 public class Nfs4jRdmaVsTcpBenchmark {
     private static final int READ_BYTES = 1 << 20;
+    /** The lab's random reads: one page. */
+    private static final int SMALL_READ_BYTES = 4096;
 
     @Param({BenchServer.RDMA, BenchServer.TCP})
     String transport;
@@ -80,6 +83,7 @@ public class Nfs4jRdmaVsTcpBenchmark {
     private int slotSequence;
     private Workload compound;
     private Workload read;
+    private Workload smallRead;
     private long replies;
     private long failures;
 
@@ -111,6 +115,8 @@ public class Nfs4jRdmaVsTcpBenchmark {
                 nfs4_prot.FATTR4_SIZE, nfs4_prot.FATTR4_CHANGE, nfs4_prot.FATTR4_TIME_MODIFY).build(), 0);
         read = workload("SEQUENCE+PUTFH+READ 1 MiB", sequenced().withPutfh(handle)
                 .withRead(READ_BYTES, 0, new stateid4(new byte[12], 0)).build(), READ_BYTES);
+        smallRead = workload("SEQUENCE+PUTFH+READ 4 KiB", sequenced().withPutfh(handle)
+                .withRead(SMALL_READ_BYTES, 0, new stateid4(new byte[12], 0)).build(), SMALL_READ_BYTES);
         checkRead("setup");
     }
 
@@ -151,6 +157,15 @@ public class Nfs4jRdmaVsTcpBenchmark {
     @Benchmark
     public void read1MiB() throws Exception {
         run(read);
+    }
+
+    /**
+     * One SEQUENCE + PUTFH + READ of {@value #SMALL_READ_BYTES} bytes, what each of the lab's
+     * random reads costs (over RDMA the data goes by RDMA WRITE into the client's write chunk).
+     */
+    @Benchmark
+    public void read4KiB() throws Exception {
+        run(smallRead);
     }
 
     private void run(Workload workload) throws Exception {

@@ -120,22 +120,19 @@ public record UnixStat(int mode, int nlink, int uid, int gid, long size, long rd
         private static final long MIN_SECONDS = Long.MIN_VALUE / 1_000_000_000L + 1;
         static String whyNot = "";
 
+        /** The st_ fields in the record's order: the first {@value #INT_FIELDS} are ints, the rest longs. */
+        private static final String[] FIELDS = {"st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_rdev",
+            "st_dev", "st_ino", "st_atime_sec", "st_atime_nsec", "st_mtime_sec", "st_mtime_nsec", "st_ctime_sec",
+            "st_ctime_nsec"};
+        private static final int INT_FIELDS = 4;
+
         private static JdkFields of(Class<?> type, MethodHandles.Lookup l) throws ReflectiveOperationException {
-            return new JdkFields(type,
-                    l.findVarHandle(type, "st_mode", int.class),
-                    l.findVarHandle(type, "st_nlink", int.class),
-                    l.findVarHandle(type, "st_uid", int.class),
-                    l.findVarHandle(type, "st_gid", int.class),
-                    l.findVarHandle(type, "st_size", long.class),
-                    l.findVarHandle(type, "st_rdev", long.class),
-                    l.findVarHandle(type, "st_dev", long.class),
-                    l.findVarHandle(type, "st_ino", long.class),
-                    l.findVarHandle(type, "st_atime_sec", long.class),
-                    l.findVarHandle(type, "st_atime_nsec", long.class),
-                    l.findVarHandle(type, "st_mtime_sec", long.class),
-                    l.findVarHandle(type, "st_mtime_nsec", long.class),
-                    l.findVarHandle(type, "st_ctime_sec", long.class),
-                    l.findVarHandle(type, "st_ctime_nsec", long.class));
+            VarHandle[] h = new VarHandle[FIELDS.length];
+            for (int i = 0; i < h.length; i++) {
+                h[i] = l.findVarHandle(type, FIELDS[i], i < INT_FIELDS ? int.class : long.class);
+            }
+            return new JdkFields(type, h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
+                    h[12], h[13]);
         }
 
         /** @return the fields, or null (and {@link #whyNot} says why) when they cannot be read here */

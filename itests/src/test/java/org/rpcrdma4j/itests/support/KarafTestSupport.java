@@ -23,10 +23,10 @@ import org.apache.karaf.features.BootFinished;
 import org.apache.karaf.features.FeaturesService;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
-import org.ops4j.pax.exam.util.Filter;
 import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
 import org.ops4j.pax.exam.options.MavenArtifactUrlReference;
 import org.ops4j.pax.exam.options.MavenUrlReference;
+import org.ops4j.pax.exam.util.Filter;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -52,11 +52,11 @@ public abstract class KarafTestSupport {
     protected FeaturesService featuresService;
 
     /**
-     * Karaf registers this once the boot features are installed and every refresh they caused is
-     * over. Pax Exam starts the probe as soon as the framework runs, while the boot features may
-     * still be resolving: a bundle refreshed then (oncrpc4j, when a later bundle wires its optional
-     * imports) withdraws its packages for a moment, and a probe class loaded in that moment fails
-     * its dynamic import with ClassNotFoundException. Injecting it makes every test start after boot.
+     * Karaf registers this once it has installed and started the boot features. Pax Exam starts
+     * the probe as soon as the framework runs, while the boot features may still be installed,
+     * resolved and started: CI once saw FrmrFallbackIT's first oncrpc4j class fail the probe's
+     * dynamic import (ClassNotFoundException for RpcDispatchable) although the transport was
+     * already serving. Injecting it makes every test start after the boot.
      */
     @Inject
     @Filter(timeout = BOOT_TIMEOUT_MILLIS)

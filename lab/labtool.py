@@ -537,6 +537,17 @@ def perftest_section(run):
     w("")
 
 
+def process_ticks(r):
+    """The server's CPU ticks over a record's window, (all, system), from the process's own totals
+    (/proc/PID/stat, which keep the time of threads that ended inside the window), or None for a
+    record made before the workload wrote them. The sum over the threads alive at each end loses
+    the CPU of a thread that ended in between: an idle window once showed -1.0 %."""
+    pu, ps = opt_float(r.proc_user), opt_float(r.proc_sys)
+    if pu is None or ps is None:
+        return None
+    return pu + ps, ps
+
+
 def runs_of(run, k, job):
     """fio's numbers of each measured run of server k's job, with the run's CPU seconds: secs (the
     window), gbusy, gall (the guest's), srv, jit, gc, sys (the server's threads'); secs None when
@@ -777,7 +788,9 @@ def idle_section(run):
     w, hz = run.w, run.hz
     w("## Idle: a mounted, quiet server (20 s)")
     w("")
-    w("Of one vCPU, over the window: the server's threads, of them the JIT compiler's and the flight recorder's "
+    w("Of one vCPU, over the window: the server's threads (our JVM: the process's own user and system time, "
+      "which keeps the time of a thread that ended inside the window; runs recorded before it was written: the "
+      "threads alive at both ends), of them the JIT compiler's and the flight recorder's "
       "(JFR, the lab's own profiler: not part of the server), and what is left, the server's own idle cost "
       "(the figure issue #13's 'under 1 %' is about). *rpcrdma4j threads*: of that, our own threads (named "
       "rpcrdma4j-*: the transports' completion loops and acceptors, the NFS workers, the TCP service); the rest is "
@@ -790,6 +803,9 @@ def idle_section(run):
         try:
             secs = float(r.t1) - float(r.t0)
             gb, ga, srv, jit = [float(x) for x in (r.guest_busy, r.guest_all, r.server, r.jit)]
+            process = process_ticks(r)
+            if process is not None:
+                srv = process[0]
             jfr, own = opt_float(r.jfr), opt_float(r.own)
             pct = lambda v: "%.1f %%" % (100 * v / hz / secs)
             knfsd = r.key.startswith("knfsd")

@@ -696,6 +696,27 @@ class UserCpu(unittest.TestCase):
         self.assertFalse(any("knfsd" in line for line in lines))
 
 
+class IdleTable(unittest.TestCase):
+    @staticmethod
+    def rows(**fields):
+        rec = dict(key="nfs4.frmr.siw", t0="0", t1="20", guest_busy="34", guest_all="2000", server="-20", jit="0",
+                   jfr="16", own="4", proc_user="", proc_sys="")
+        rec.update(fields)
+        lines = []
+        run = type("R", (), {"w": lines.append, "hz": 100, "of": lambda self, kind: [type("Rec", (), rec)()]})()
+        labtool.idle_section(run)
+        return [line for line in lines if line.startswith("| nfs4j")]
+
+    def test_the_process_totals_keep_the_time_of_a_thread_that_ended_in_the_window(self):
+        # the threads alive at both ends lost an ended thread's CPU (-20 ticks); the process kept it
+        self.assertEqual(["| nfs4j NFSv4.1 RDMA frmr/siw | 1.7 % | 1.6 % | 0.0 % | 0.8 % | 0.80 % | 0.20 % |"],
+                         self.rows(proc_user="22", proc_sys="10"))
+
+    def test_records_without_the_process_totals_keep_the_threads_sum(self):
+        self.assertEqual(["| nfs4j NFSv4.1 RDMA frmr/siw | 1.7 % | -1.0 % | 0.0 % | 0.8 % | -1.80 % | 0.20 % |"],
+                         self.rows())
+
+
 class SwitchJobs(unittest.TestCase):
     """The console switch's write jobs: one stream back to back, or two streams at once."""
 

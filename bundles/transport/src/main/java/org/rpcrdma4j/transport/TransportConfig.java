@@ -80,7 +80,7 @@ public final class TransportConfig {
         receiveContexts = b.receiveContexts > 0 ? b.receiveContexts : 2 * b.credits + b.backchannelCredits;
         repostBatch = Math.min(b.repostBatch, b.credits);
         maxOutstandingReads = b.maxOutstandingReads;
-        sendBuffers = b.sendBuffers > 0 ? b.sendBuffers : b.credits + b.backchannelCredits;
+        sendBuffers = b.sendBuffers;
         readSinkCount = b.readSinkCount;
         readSinkLength = b.readSinkLength;
         sinkPageSize = b.sinkPageSize;
@@ -139,7 +139,7 @@ public final class TransportConfig {
         return maxOutstandingReads;
     }
 
-    /** @return send buffers per connection (default: one per credit and backchannel credit, 66) */
+    /** @return send buffers per connection (default 16) */
     public int sendBuffers() {
         return sendBuffers;
     }
@@ -360,7 +360,7 @@ public final class TransportConfig {
             return this;
         }
 
-        /** @param value see {@link TransportSetting#SEND_BUFFERS} (0: credits plus backchannelCredits) @return this builder */
+        /** @param value 1..4096 @return this builder */
         public Builder sendBuffers(int value) {
             sendBuffers = SEND_BUFFERS.check(value);
             return this;

@@ -20,12 +20,8 @@ public enum TransportSetting {
     REPOST_BATCH("repostBatch", 8, 1, 4096),
     /** RDMA READs in flight per connection at most (ORD), also capped by the device (Linux: 16). */
     MAX_OUTSTANDING_READS("maxOutstandingReads", 16, 1, 128),
-    /**
-     * Registered send buffers per connection: replies in flight beyond wait in order (0: one per
-     * credit and backchannel credit, so every call a client may have outstanding can have its reply
-     * on the wire, as svcrdma sizes its send queue by its credits).
-     */
-    SEND_BUFFERS("sendBuffers", 0, 0, 4096),
+    /** Registered send buffers per connection: replies in flight beyond wait in order. */
+    SEND_BUFFERS("sendBuffers", 16, 1, 4096),
     /**
      * READ sinks per completion loop, device and strategy; 0: as many as hold
      * {@value TransportConfig#AUTO_READ_POOL_BYTES} bytes at the sink length the strategy chooses.

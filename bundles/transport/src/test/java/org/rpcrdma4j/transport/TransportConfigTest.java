@@ -17,7 +17,6 @@ class TransportConfigTest {
         assertEquals(2, c.backchannelCredits(), "as Linux: 2 backward calls per connection");
         assertEquals(16, c.maxOutstandingReads());
         assertEquals(8, c.repostBatch());
-        assertEquals(66, c.sendBuffers(), "one per credit and backchannel credit: every outstanding call's reply can be on the wire");
         assertEquals(0, c.readSinkCount(), "0: sized by bytes, 24 MiB per loop at the strategy's sink length");
         assertEquals(24 << 20, c.replyStagingBytes(), "16 x 1 MiB replies of one client fit its share (three quarters)");
     }
@@ -35,15 +34,6 @@ class TransportConfigTest {
         assertMessage("receiveContexts", () -> TransportConfig.builder().credits(64).receiveContexts(10).build());
         assertMessage("inlineReceiveThreshold",
                 () -> TransportConfig.builder().receiveContexts(8192).inlineReceiveThreshold(256 * 1024).build());
-    }
-
-    @Test
-    void sendBuffersFollowTheCreditsUnlessSet() {
-        assertEquals(130, TransportConfig.builder().credits(128).backchannelCredits(2).build().sendBuffers());
-        assertEquals(8, TransportConfig.builder().credits(4).backchannelCredits(4).build().sendBuffers());
-        assertEquals(16, TransportConfig.builder().credits(128).sendBuffers(16).build().sendBuffers(), "set: kept");
-        assertMessage("sendBuffers", () -> TransportConfig.builder().sendBuffers(-1));
-        assertMessage("sendBuffers", () -> TransportConfig.builder().sendBuffers(4097));
     }
 
     @Test

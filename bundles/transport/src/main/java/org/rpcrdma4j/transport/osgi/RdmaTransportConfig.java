@@ -45,11 +45,9 @@ public @interface RdmaTransportConfig {
             description = "RDMA READs in flight per connection at most, also capped by the device (Linux: 16).")
     int maxOutstandingReads() default 16;
 
-    @AttributeDefinition(name = "Send buffers", min = "0", max = "4096",
-            description = "Registered send buffers per connection: replies in flight beyond this wait. 0: one per "
-                    + "credit and backchannel credit, so every call a client may have outstanding can have its reply "
-                    + "on the wire (as Linux's svcrdma sizes its send queue by its credits).")
-    int sendBuffers() default 0;
+    @AttributeDefinition(name = "Send buffers", min = "1", max = "4096",
+            description = "Registered send buffers per connection: replies in flight beyond this wait.")
+    int sendBuffers() default 16;
 
     @AttributeDefinition(name = "Backchannel credits", min = "0", max = "256",
             description = "Backward-direction calls (RFC 8167: server to client on the same connection, e.g. NFSv4.1 "

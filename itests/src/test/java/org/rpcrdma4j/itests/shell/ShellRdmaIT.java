@@ -255,8 +255,14 @@ public class ShellRdmaIT extends KarafTestSupport {
         return new ShellCommands(sessionFactory);
     }
 
+    /**
+     * The transport once it serves on the configured address: it may first start on its defaults
+     * (0.0.0.0), before fileinstall hands it etc/org.rpcrdma4j.transport.cfg (a CI run listed a
+     * connection's local address as 0.0.0.0:20049).
+     */
     private RdmaTransportControl awaitRdma() throws InterruptedException {
         return awaitService(RdmaTransportControl.class, c -> c.localAddress() != null
+                && "127.0.0.1".equals(c.localAddress().getAddress().getHostAddress())
                 && c.strategies().containsAll(List.of("lkey", "frmr")), 60);
     }
 

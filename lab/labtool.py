@@ -538,14 +538,12 @@ def perftest_section(run):
 
 
 def process_ticks(r):
-    """The server's CPU ticks over a record's window, (all, system), from the process's own totals
+    """The server's CPU ticks over a record's window from the process's own user and system totals
     (/proc/PID/stat, which keep the time of threads that ended inside the window), or None for a
     record made before the workload wrote them. The sum over the threads alive at each end loses
     the CPU of a thread that ended in between: an idle window once showed -1.0 %."""
     pu, ps = opt_float(r.proc_user), opt_float(r.proc_sys)
-    if pu is None or ps is None:
-        return None
-    return pu + ps, ps
+    return None if pu is None or ps is None else pu + ps
 
 
 def runs_of(run, k, job):
@@ -805,7 +803,7 @@ def idle_section(run):
             gb, ga, srv, jit = [float(x) for x in (r.guest_busy, r.guest_all, r.server, r.jit)]
             process = process_ticks(r)
             if process is not None:
-                srv = process[0]
+                srv = process
             jfr, own = opt_float(r.jfr), opt_float(r.own)
             pct = lambda v: "%.1f %%" % (100 * v / hz / secs)
             knfsd = r.key.startswith("knfsd")

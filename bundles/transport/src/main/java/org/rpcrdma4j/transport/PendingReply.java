@@ -56,9 +56,11 @@ public interface PendingReply {
      * largerReplyBuffer() - for a reply that outgrew {@link #replyBuffer()} (an NFS READ of 1 MiB):
      * direct memory owned by this pending reply, at least {@code capacity} bytes, borrowed from a
      * pool the transport's connections share and given back once the reply has been copied into
-     * registered memory or dropped. The caller copies what it encoded so far; the buffers this
-     * pending reply handed out before stay valid too. Valid until {@link #send} or
-     * {@link #abandon()}.
+     * registered memory or dropped. For a large reply the transport may hand out registered
+     * memory itself, which the reply's RDMA WRITEs then read where the reply was encoded (held
+     * until the client has the reply). A reply sent in the buffer itself (not a view of it) is
+     * what spares the copy. The caller copies what it encoded so far; the buffers this pending
+     * reply handed out before stay valid too. Valid until {@link #send} or {@link #abandon()}.
      *
      * @param capacity the bytes needed
      * @return the buffer, position 0 and limit its capacity; or null when the transport keeps none

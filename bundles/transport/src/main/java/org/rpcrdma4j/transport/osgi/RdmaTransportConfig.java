@@ -69,7 +69,9 @@ public @interface RdmaTransportConfig {
 
     @AttributeDefinition(name = "Reply staging bytes", min = "65536", max = "1073741824",
             description = "Registered memory per completion loop and device that RDMA WRITE reply data (write and reply "
-                    + "chunks) is staged in; bounds the largest reply. Shared by the loop's connections like the READ sinks "
+                    + "chunks) is staged in (replies of 32 KiB and more, such as large NFS READs, are encoded straight into "
+                    + "it, held from encoding until their SEND completes); bounds the largest reply. Shared by the loop's "
+                    + "connections like the READ sinks "
                     + "(each at most three quarters, an equal part while others use it). Carved in 64-byte units: a value "
                     + "that is not a multiple of 64 is used rounded down.")
     int replyStagingBytes() default 25165824;

@@ -126,6 +126,25 @@ public final class PoolShare {
             return verdict;
         }
 
+        /**
+         * fitsShare() - would {@code units} more keep this connection within its limit (or is it
+         * the one request a connection holding nothing may always make)? Decides nothing: no
+         * verdict, no waiting.
+         */
+        public boolean fitsShare(long units) {
+            return held == 0 || held + units <= limit();
+        }
+
+        /**
+         * added() - the connection took {@code units} without a request of its own waiting for
+         * them ({@link #fitsShare}): a request that waits keeps waiting.
+         */
+        public void added(long units) {
+            boolean wasActive = active();
+            held += units;
+            update(wasActive);
+        }
+
         /** took() - the request took {@code units}; it waits no more. */
         public void took(long units) {
             boolean wasActive = active();

@@ -25,6 +25,7 @@ import org.rpcrdma4j.transport.internal.recvfrom.ReceivingConnection;
 import org.rpcrdma4j.transport.internal.sendto.LargeReplyBuffers;
 import org.rpcrdma4j.transport.internal.sendto.ReplyJob;
 import org.rpcrdma4j.transport.internal.sendto.ReplyConnection;
+import org.rpcrdma4j.transport.internal.sendto.ReplyStaging;
 import org.rpcrdma4j.verbs.CompletionQueue;
 import org.rpcrdma4j.verbs.Connection;
 import org.rpcrdma4j.verbs.ConnectionEventType;
@@ -352,6 +353,11 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
     @Override
     public LargeReplyBuffers largeReplyBuffers() {
         return loop.largeReplyBuffers();
+    }
+
+    @Override
+    public ReplyStaging replyStaging() {
+        return parts.replyStaging;
     }
 
     /** @return the inline send size (client's receive size, at most maxInlineSend): replies, backward calls, private data */

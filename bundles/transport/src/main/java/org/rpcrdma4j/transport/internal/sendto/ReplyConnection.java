@@ -27,4 +27,11 @@ public interface ReplyConnection extends RdmaConnection {
 
     /** @return the transport's pool of buffers for replies larger than a pending reply's own */
     LargeReplyBuffers largeReplyBuffers();
+
+    /**
+     * @return the connection's share of its loop's reply staging, the registered memory large
+     *         replies are encoded straight into ({@link ReplyJob#largerReplyBuffer}); null while
+     *         the connection has none (it failed to open)
+     */
+    ReplyStaging replyStaging();
 }

@@ -11,6 +11,7 @@ import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.internal.common.BoundedPool;
+import org.rpcrdma4j.verbs.MemoryRegion;
 
 /**
  * ReplyJob - a {@link PendingReply}, and the pooled per-call context of a reply: the chunk lists
@@ -18,6 +19,10 @@ import org.rpcrdma4j.transport.internal.common.BoundedPool;
  * built from this call's chunks, never another's, without a copy of the header's bytes or a
  * second decode), the memory a reply may be encoded into ({@link #replyBuffer()}), and once
  * sent, the RPC reply and where its DDP-eligible item lies.
+ *
+ * <p>A large reply may be encoded straight into an extent of the connection's reply staging
+ * ({@link #largerReplyBuffer}); the job holds that extent until the reply is posted from it (the
+ * SEND's context takes it over) or recycled.
  *
  * <p>Life cycle ({@link #state}): FREE (in its connection's {@link BoundedPool}) → OPEN ({@link #open},
  * when the call's reply is detached; the RPC layer owns it) → SENT ({@link #send}; the
@@ -39,6 +44,15 @@ public final class ReplyJob implements PendingReply {
         /** The RPC layer gave up on the reply. */
         ABANDONED
     }
+
+    /**
+     * The smallest reply {@link #largerReplyBuffer} encodes straight into reply staging. Below it
+     * the copy into staging at the post costs less than what an extent taken early costs: a view
+     * of it per reply (an allocation) and staging held from encoding rather than from the post. A
+     * 4 KiB NFS READ's copy is a few hundred vector moves; a 1 MiB one's, the largest part of the
+     * reply path's user time.
+     */
+    static final int ENCODE_IN_STAGING_MIN = 32 * 1024;
 
     /** {@link #singleKey}: the call's segments name no key, or more than one. */
     private static final long NO_SINGLE_KEY = -1;
@@ -64,6 +78,16 @@ public final class ReplyJob implements PendingReply {
     private int ddpItemOffset;
     /** Made on first use, then reused by every reply this context carries. */
     private ByteBuffer replyBuffer;
+    /**
+     * The extent of the connection's reply staging this reply is encoded into
+     * ({@link #largerReplyBuffer}: its offset in the slab), or -1. Held until the reply's SEND
+     * completes (the reply sender hands it to the SEND's context, {@link #stagingPosted}), or
+     * until the reply is recycled without it.
+     */
+    private int stagedOffset = -1;
+    private int stagedLength;
+    /** The view of that extent handed to the RPC layer: the reply lies in staging when it is this buffer. */
+    private ByteBuffer stagedView;
     /** Large buffers borrowed for this reply ({@link #largerReplyBuffer}), given back when it is recycled. */
     private final ByteBuffer[] borrowed = new ByteBuffer[2];
     private int borrowedCount;
@@ -220,10 +244,23 @@ public final class ReplyJob implements PendingReply {
         return buffer.clear();
     }
 
+    /**
+     * largerReplyBuffer() - for a reply of at least {@link #ENCODE_IN_STAGING_MIN} bytes, the first
+     * buffer is an extent of the connection's reply staging when one can be had at once: the
+     * registered memory the reply's RDMA WRITEs read, so a 1 MiB NFS READ's data is not copied a
+     * second time at the post ({@link ReplySender}). Otherwise, and for later ones, a buffer of
+     * the transport's {@link LargeReplyBuffers}.
+     */
     @Override
     public ByteBuffer largerReplyBuffer(int capacity) {
         if (state.get() != State.OPEN) {
             throw new IllegalStateException(this + " was already finished");
+        }
+        if (stagedView == null && capacity >= ENCODE_IN_STAGING_MIN) {
+            ByteBuffer staged = stage(capacity);
+            if (staged != null) {
+                return staged;
+            }
         }
         if (borrowedCount == borrowed.length) {
             return null;
@@ -236,12 +273,91 @@ public final class ReplyJob implements PendingReply {
     }
 
     /**
+     * stage() - an extent of the connection's reply staging for the reply to be encoded into, if
+     * one can be had now (within the connection's share, from a free extent of the registered
+     * slab: the first reply that needs staging registers it at its post); else null, and the
+     * reply is encoded into ordinary memory and copied into staging when posted, as any other.
+     */
+    private ByteBuffer stage(int capacity) {
+        ReplyStaging staging = connection.replyStaging();
+        if (staging == null || capacity > staging.capacity()) {
+            return null;
+        }
+        int at = staging.allocateNow(capacity);
+        if (at < 0) {
+            return null;
+        }
+        MemoryRegion region = staging.registeredRegion();
+        if (region == null) {
+            // Closed in between (its connection's loop closed the device): give it back.
+            staging.free(at, capacity);
+            return null;
+        }
+        stagedOffset = at;
+        stagedLength = capacity;
+        stagedView = region.buffer().slice(at, capacity);
+        return stagedView;
+    }
+
+    /**
+     * @return the offset in the staging slab of the extent the reply was encoded into, or -1 when
+     *         the reply sent is not that buffer (it was encoded elsewhere, or holds no extent)
+     */
+    int stagedReplyOffset() {
+        return stagedView != null && reply == stagedView ? stagedOffset : -1;
+    }
+
+    /** @return whether this reply holds a staging extent (whether or not the reply lies in it) */
+    boolean holdsStaging() {
+        return stagedOffset >= 0;
+    }
+
+    /** @return the length the staging extent was allocated with */
+    int stagedLength() {
+        return stagedLength;
+    }
+
+    /**
+     * stagingPosted() - the reply was posted from its staging extent: the SEND's context owns the
+     * extent now (freed when the SEND completes), not this reply.
+     */
+    void stagingPosted() {
+        stagedOffset = -1;
+        stagedView = null;
+    }
+
+    /**
+     * moveOutOfStaging() - the reply cannot be posted from its extent as it lies (a reply chunk
+     * and a DDP item, which must leave the message: the rare case), or it was not sent in it: the
+     * reply is copied into memory of its own when it may lie in staging (it is the extent, or
+     * direct memory that may be a view of it: only a heap buffer certainly is not), and the extent
+     * is given back, so a reply that waits for staging at its post never holds any.
+     */
+    void moveOutOfStaging() {
+        if (stagedView != null && reply.isDirect()) {
+            ByteBuffer own = ByteBuffer.allocate(reply.remaining());
+            own.put(0, reply, reply.position(), reply.remaining());
+            reply = own;
+        }
+        releaseStaging();
+    }
+
+    private void releaseStaging() {
+        if (stagedOffset >= 0) {
+            connection.replyStaging().free(stagedOffset, stagedLength);
+        }
+        stagedOffset = -1;
+        stagedView = null;
+    }
+
+    /**
      * recycle() - the reply is finished (posted: its bytes are in registered memory; refused;
      * dropped; or abandoned): drop the reference to the RPC reply, give back the large buffers it
      * borrowed (nothing reads them any more), and go back to the pool.
      */
     public void recycle() {
         reply = null;
+        releaseStaging();
         for (int i = 0; i < borrowedCount; i++) {
             connection.largeReplyBuffers().give(borrowed[i]);
             borrowed[i] = null;

@@ -3,6 +3,7 @@ package org.rpcrdma4j.transport.internal.sendto;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.rpcrdma4j.codec.ParsedHeader;
@@ -39,10 +40,17 @@ import org.rpcrdma4j.verbs.VerbsException;
  * (RFC 8797) and all of the call's chunks name one and the same key, the SEND is a Send With
  * Invalidate of that key (what Linux does), sparing the client a LOCAL_INV.
  *
+ * <p>Staging: the WRITE data (the DDP item; for a reply chunk, the message) is pushed from the
+ * loop's registered reply staging. A large reply is mostly encoded there already
+ * ({@link ReplyJob#largerReplyBuffer}: a 1 MiB NFS READ's data is read, encoded and pushed from
+ * one place); any other reply's WRITE data is copied into an extent taken at its post.
+ *
  * <p>Send-queue accounting: a reply posts its WRITEs and SEND in one chain once it holds a send
  * buffer, staging memory for the WRITE data and a send-queue slot for every request; lacking any,
- * it waits at the head of the queue (FIFO: replies never overtake each other) and is retried on
- * the next pass, as completions free resources. No thread ever blocks.
+ * it waits at the head of the queue and is retried on the next pass, as completions free
+ * resources. Replies never overtake each other, with one exception: while the head waits for
+ * staging memory, the replies behind it that need none go ahead (those encoded into staging hold
+ * theirs, and the head may be waiting for exactly that). No thread ever blocks.
  *
  * <p>Each posted reply's time since its call's receive completion was handled goes into the
  * connection's reply-latency histogram (a reply refused with ERR_CHUNK does not).
@@ -65,8 +73,12 @@ public final class ReplySender {
 
     /** The plan of the job at the head of the queue, made once however often it waits. */
     private final ReplyPlan plan;
+    /** The plan of a reply that passes a head waiting for staging ({@link #pumpPastStagingWait}). */
+    private final ReplyPlan passingPlan;
 
     private boolean starvedBuffers;
+    /** The last {@link #post} waited for staging memory (not for a send buffer or send-queue slots). */
+    private boolean waitedForStaging;
     /** Replies the last pump posted or answered. */
     private int pumped;
 
@@ -81,6 +93,7 @@ public final class ReplySender {
         this.counters = counters;
         this.credits = credits;
         this.plan = new ReplyPlan(sendLimit, staging.capacity(), sendQueue.depth());
+        this.passingPlan = new ReplyPlan(sendLimit, staging.capacity(), sendQueue.depth());
     }
 
     public void enqueue(ReplyJob job) {
@@ -115,12 +128,12 @@ public final class ReplySender {
         while (!queue.isEmpty()) {
             ReplyJob job = queue.peekFirst();
             if (!plan.isFor(job)) {
-                plan.plan(job);
+                planFromStaging(job, plan);
             }
             boolean refused = plan.mode() == ReplyPlan.Mode.TOO_LARGE;
-            PostOutcome outcome = refused ? refuse(job) : post(job);
+            PostOutcome outcome = refused ? refuse(job) : post(job, plan);
             if (outcome == PostOutcome.MUST_WAIT) {
-                return outcome;
+                return waitedForStaging && queue.size() > 1 ? pumpPastStagingWait() : outcome;
             }
             queue.pollFirst();
             plan.clear();
@@ -137,6 +150,62 @@ public final class ReplySender {
         return PostOutcome.POSTED;
     }
 
+    /**
+     * pumpPastStagingWait() - the head of the queue waits for staging memory: the replies behind
+     * it that need none (inline replies without a DDP item, and replies encoded into staging
+     * already) are posted now, in order. Replies keep their order otherwise. Without this, a
+     * reply waiting for staging could wait for ever on replies queued behind it that hold staging
+     * they were encoded into (its connection's share, or the slab, full of them).
+     *
+     * @return MUST_WAIT (the head still waits), or FAILED when a post failed
+     */
+    private PostOutcome pumpPastStagingWait() {
+        Iterator<ReplyJob> behind = queue.iterator();
+        behind.next(); // the head, which waits
+        while (behind.hasNext()) {
+            ReplyJob job = behind.next();
+            planFromStaging(job, passingPlan);
+            boolean needsNoStaging = passingPlan.mode() != ReplyPlan.Mode.TOO_LARGE
+                    && (passingPlan.stagingBytes() == 0 || job.stagedReplyOffset() >= 0);
+            if (!needsNoStaging) {
+                passingPlan.clear();
+                continue;
+            }
+            PostOutcome outcome = post(job, passingPlan);
+            passingPlan.clear();
+            if (outcome == PostOutcome.MUST_WAIT) {
+                break; // a send buffer or the send queue: the rest wait too
+            }
+            behind.remove();
+            job.recycle();
+            if (outcome == PostOutcome.FAILED) {
+                return outcome;
+            }
+            pumped++;
+        }
+        return PostOutcome.MUST_WAIT;
+    }
+
+    /**
+     * planFromStaging() - plan {@code job} into {@code into}; a reply encoded into staging that
+     * cannot be posted from there as it lies (a DDP item and a reply chunk) is moved out of
+     * staging first ({@link ReplyJob#moveOutOfStaging}), as is a reply that holds an extent it
+     * was not sent in. (One refused with ERR_CHUNK gives its extent back when recycled.)
+     */
+    private static void planFromStaging(ReplyJob job, ReplyPlan into) {
+        into.plan(job);
+        if (job.holdsStaging() && into.mode() != ReplyPlan.Mode.TOO_LARGE
+                && !(job.stagedReplyOffset() >= 0 && postsFromStaging(into))) {
+            job.moveOutOfStaging();
+            into.plan(job);
+        }
+    }
+
+    /** @return whether a reply lying in staging is posted from there: inline, or all of it through the reply chunk */
+    private static boolean postsFromStaging(ReplyPlan plan) {
+        return plan.mode() == ReplyPlan.Mode.INLINE || plan.mode() == ReplyPlan.Mode.REPLY_CHUNK && plan.itemLength() == 0;
+    }
+
     /** @return replies the last {@link #pump()} posted or answered with ERR_CHUNK */
     public int pumped() {
         return pumped;
@@ -149,7 +218,8 @@ public final class ReplySender {
     }
 
     /** @return whether the reply was posted, must wait for resources, or its post failed */
-    private PostOutcome post(ReplyJob job) {
+    private PostOutcome post(ReplyJob job, ReplyPlan plan) {
+        waitedForStaging = false;
         SendContext ctx = sendQueue.tryAcquire();
         if (ctx == null) {
             if (!starvedBuffers) {
@@ -161,7 +231,17 @@ public final class ReplySender {
         starvedBuffers = false;
         MemoryRegion region = null;
         int extent = 0;
-        if (plan.stagingBytes() > 0) {
+        // A reply encoded into staging (planFromStaging kept it there only if it posts from there).
+        int staged = job.stagedReplyOffset();
+        if (staged >= 0) {
+            try {
+                region = staging.region();
+            } catch (VerbsException e) {
+                // Not reached: the slab was registered when the reply took its extent.
+                throw new IllegalStateException("reply staging lost its registration", e);
+            }
+            extent = staged;
+        } else if (plan.stagingBytes() > 0) {
             try {
                 region = staging.region();
             } catch (VerbsException e) {
@@ -175,6 +255,7 @@ public final class ReplySender {
             if (extent < 0) {
                 // Waits for this connection's share or for the slab (the staging counts which).
                 sendQueue.abandon(ctx);
+                waitedForStaging = true;
                 return PostOutcome.MUST_WAIT;
             }
             ctx.holdStaging(extent, plan.stagingBytes());
@@ -183,16 +264,27 @@ public final class ReplySender {
             sendQueue.abandon(ctx);
             return PostOutcome.MUST_WAIT;
         }
-        SendWorkRequest first = build(job, ctx, region, extent);
+        if (staged >= 0) {
+            // From here the SEND's context owns the extent: its completion (or flush) frees it.
+            ctx.holdStaging(staged, job.stagedLength());
+            job.stagingPosted();
+        }
+        SendWorkRequest first = build(job, plan, ctx, region, extent, staged >= 0);
         ctx.carriesReply(true);
         // Counted before the post: once posted, the reply can reach the client before this
         // thread runs again, and whoever reads the statistics after the reply must see it.
-        countPosted(1);
+        countPosted(plan, 1);
+        if (staged >= 0) {
+            counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, 1);
+        }
         int bucket = latency.record(System.nanoTime() - job.receivedAt());
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
-            countPosted(-1);
+            countPosted(plan, -1);
+            if (staged >= 0) {
+                counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, -1);
+            }
             latency.unrecord(bucket);
             // Requests before the failed one were posted and complete (flushed) on their own;
             // the WRITEs among them read the staging extent until then, so the context and its
@@ -210,7 +302,16 @@ public final class ReplySender {
         return PostOutcome.POSTED;
     }
 
-    private SendWorkRequest build(ReplyJob job, SendContext ctx, MemoryRegion region, int extent) {
+    /**
+     * build() - the reply's RDMA WRITEs and SEND, chained.
+     *
+     * @param extent where the reply's data lies in the staging slab: the extent taken for it
+     *        (its DDP item first, then for a reply chunk the message), or with {@code inStaging}
+     *        the extent the whole reply was encoded into
+     * @param inStaging the reply was encoded into staging: its WRITEs read it where it lies
+     */
+    private SendWorkRequest build(ReplyJob job, ReplyPlan plan, SendContext ctx, MemoryRegion region, int extent,
+                                  boolean inStaging) {
         ByteBuffer reply = job.reply();
         int writeCount = plan.requests() - 1;
         ensureWrites(writeCount);
@@ -219,20 +320,30 @@ public final class ReplySender {
         WriteList writeList = call.writeList();
         long[] written = writeChunkBytes(writeList.chunkCount());
         if (plan.itemLength() > 0) {
-            region.buffer().put(extent, reply, reply.position() + plan.itemOffset(), plan.itemLength());
+            int item = extent;
+            if (inStaging) {
+                item += reply.position() + plan.itemOffset();
+            } else {
+                region.buffer().put(extent, reply, reply.position() + plan.itemOffset(), plan.itemLength());
+            }
             w = addWrites(ctx, w, writeList.segments(), writeList.firstSegment(0), writeList.segmentCount(0),
-                    region, extent, plan.itemLength());
+                    region, item, plan.itemLength());
             written[0] = plan.itemLength();
         }
         ByteBuffer send = ctx.buffer();
         int sendLength;
         if (plan.mode() == ReplyPlan.Mode.INLINE) {
             int headerLength = encoder.encodeMsgReply(send, 0, send.capacity(), call, credits, written);
-            copyReduced(reply, send, headerLength);
+            copyReduced(plan, reply, send, headerLength);
             sendLength = headerLength + plan.reducedLength();
         } else {
-            int at = extent + plan.bodyStart();
-            copyReduced(reply, region.buffer(), at);
+            int at;
+            if (inStaging) {
+                at = extent + reply.position(); // all of the message: no item left it (planFromStaging)
+            } else {
+                at = extent + plan.bodyStart();
+                copyReduced(plan, reply, region.buffer(), at);
+            }
             SegmentList chunk = call.replyChunk();
             w = addWrites(ctx, w, chunk, 0, chunk.count(), region, at, plan.reducedLength());
             sendLength = encoder.encodeNomsgReply(send, 0, send.capacity(), call, credits, written, plan.reducedLength());
@@ -251,7 +362,7 @@ public final class ReplySender {
     }
 
     /** Copies the message without the DDP item's bytes and round-up into {@code dst} at {@code at}. */
-    private void copyReduced(ByteBuffer reply, ByteBuffer dst, int at) {
+    private static void copyReduced(ReplyPlan plan, ByteBuffer reply, ByteBuffer dst, int at) {
         int p = reply.position();
         if (plan.itemLength() == 0) {
             dst.put(at, reply, p, plan.reducedLength());
@@ -286,7 +397,7 @@ public final class ReplySender {
     }
 
     /** countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1). */
-    private void countPosted(int sign) {
+    private void countPosted(ReplyPlan plan, int sign) {
         counters.addOwned(Counter.SENDS, sign);
         if (plan.requests() > 1) {
             counters.addOwned(Counter.WRITES, sign * (plan.requests() - 1L));

@@ -17,8 +17,10 @@ import org.rpcrdma4j.verbs.VerbsException;
  *
  * <p>Ownership: the connection owns it; every extent it hands out is freed with its reply's SEND
  * (completed or flushed) before the connection is torn down, when {@link #close()} withdraws any
- * waiting request from the slab's share. Threading: called under the connection's send lock (the
- * loop's pass, or a worker posting its own reply); the slab has its own lock.
+ * waiting request from the slab's share. Threading: {@link #allocate} under the connection's send
+ * lock (the loop's pass, or a worker posting its own reply); {@link #allocateNow} and
+ * {@link #free} from any thread (a worker encoding a reply, a reply recycled); the slab has its
+ * own lock.
  */
 public final class ReplyStaging {
     /** Extents are aligned to a cache line, so two replies never share one. */
@@ -69,7 +71,25 @@ public final class ReplyStaging {
         return -1;
     }
 
-    /** free() - give back an extent {@link #allocate} returned. */
+    /**
+     * allocateNow() - an extent for a reply about to be encoded straight into registered memory
+     * ({@link ReplyJob#largerReplyBuffer}), only if it can be had at once and the slab is
+     * registered; never counted as a wait (the reply is then encoded into ordinary memory). Any
+     * thread: the slab's lock.
+     *
+     * @param length bytes wanted, 1..{@link #capacity()}
+     * @return the extent's offset in the slab, or -1
+     */
+    int allocateNow(int length) {
+        return slab.allocateNow(account, length);
+    }
+
+    /** @return the registered slab, or null while it is not registered (never registers it: any thread) */
+    MemoryRegion registeredRegion() {
+        return slab.registeredRegion();
+    }
+
+    /** free() - give back an extent {@link #allocate} or {@link #allocateNow} returned (any thread: the slab's lock). */
     void free(int offset, int length) {
         slab.free(account, offset, length);
     }

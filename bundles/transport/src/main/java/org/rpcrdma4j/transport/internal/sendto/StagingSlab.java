@@ -107,6 +107,31 @@ public final class StagingSlab {
         return at;
     }
 
+    /**
+     * allocateNow() - take an extent for a connection's reply before it is encoded (a worker
+     * about to encode a large reply straight into registered memory), only if it can be had at
+     * once: within the connection's share and from a free extent. A refusal changes nothing (the
+     * connection is not marked waiting: the reply is then encoded elsewhere, and whatever it
+     * waits for later, it waits for at its post). Only while the slab is registered: a worker
+     * never registers it (nor again after {@link #close()}, when its device may be gone); the
+     * first post that needs staging does.
+     *
+     * @param account the connection's account
+     * @param length bytes wanted, 1..{@link #capacity()}
+     * @return the extent's offset, or -1
+     */
+    synchronized int allocateNow(PoolShare.Account account, int length) {
+        int size = aligned(length);
+        if (region == null || capacity - allocated < size || !account.fitsShare(size)) {
+            return -1;
+        }
+        int at = allocate(length);
+        if (at >= 0) {
+            account.added(size);
+        }
+        return at;
+    }
+
     /** free() - give back a connection's extent. */
     synchronized void free(PoolShare.Account account, int offset, int length) {
         free(offset, length);
@@ -136,6 +161,11 @@ public final class StagingSlab {
     /** @return bytes held by extents not yet freed (aligned sizes) */
     public synchronized int allocated() {
         return allocated;
+    }
+
+    /** @return the registered slab, or null while it is not registered (never registers it) */
+    synchronized MemoryRegion registeredRegion() {
+        return region;
     }
 
     /**

@@ -54,6 +54,8 @@ public class ShellRdmaIT extends KarafTestSupport {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     /** A program of the user-defined range (RFC 5531 §7.3) that answers NULL. */
     private static final int PROGRAM = 0x2000_0779;
+    /** Where both services listen (their cfg files); the listings and the transport awaited name it too. */
+    private static final String BIND_ADDRESS = "127.0.0.1";
 
     @Inject
     protected SessionFactory sessionFactory;
@@ -71,9 +73,9 @@ public class ShellRdmaIT extends KarafTestSupport {
     protected Option[] extraOptions() {
         return new Option[] {
             editConfigurationFilePut("etc/org.rpcrdma4j.server.tcp.cfg", "port", "0"),
-            editConfigurationFilePut("etc/org.rpcrdma4j.server.tcp.cfg", "bindAddress", "127.0.0.1"),
+            editConfigurationFilePut("etc/org.rpcrdma4j.server.tcp.cfg", "bindAddress", BIND_ADDRESS),
             editConfigurationFilePut("etc/org.rpcrdma4j.transport.cfg", "port", "0"),
-            editConfigurationFilePut("etc/org.rpcrdma4j.transport.cfg", "bindAddress", "127.0.0.1"),
+            editConfigurationFilePut("etc/org.rpcrdma4j.transport.cfg", "bindAddress", BIND_ADDRESS),
         };
     }
 
@@ -81,7 +83,7 @@ public class ShellRdmaIT extends KarafTestSupport {
     public void transportsListsBothTransportsAndTheRdmaCounters() throws Exception {
         RdmaTransportControl rdma = awaitRdma();
         String out = shell().execute("rpcrdma:transports", TIMEOUT);
-        String rdmaAddress = "127.0.0.1:" + rdma.localAddress().getPort();
+        String rdmaAddress = BIND_ADDRESS + ":" + rdma.localAddress().getPort();
         assertTrue(out, out.matches("(?s).*\\btcp\\s+\\S\\s+127\\.0\\.0\\.1:\\d+\\b.*"));
         // The RDMA row: name, provider, address, strategy, then the counters.
         assertTrue(out, out.matches("(?s).*\\brdma\\s+\\S\\s+loopback\\s+\\S\\s+" + Pattern.quote(rdmaAddress)
@@ -177,7 +179,7 @@ public class ShellRdmaIT extends KarafTestSupport {
             }
             String out = shell().execute("rpcrdma:connections -v", TIMEOUT);
             // remote, local, state, credits, reply limit, remote invalidation, calls, sends
-            Matcher row = Pattern.compile("(?m)^(\\S+)\\s+\\S\\s+" + Pattern.quote("127.0.0.1:" + rdma.localAddress().getPort())
+            Matcher row = Pattern.compile("(?m)^(\\S+)\\s+\\S\\s+" + Pattern.quote(BIND_ADDRESS + ":" + rdma.localAddress().getPort())
                     + "\\s+\\S\\s+open\\s+\\S\\s+(\\d+)\\s+\\S\\s+(\\d+)\\s+\\S\\s+(yes|no)\\s+\\S\\s+(\\d+)\\s+\\S\\s+(\\d+)").matcher(out);
             assertTrue(out, row.find());
             assertEquals(out, "3", row.group(5));
@@ -209,7 +211,7 @@ public class ShellRdmaIT extends KarafTestSupport {
                 client.call(CallRequest.builder(nullCall(xid)).build(), Duration.ofSeconds(30));
             }
             ObjectName connection = awaitNames(server, connections, 1).iterator().next();
-            assertTrue(connection.toString(), connection.getKeyProperty("remote").startsWith("\"127.0.0.1:"));
+            assertTrue(connection.toString(), connection.getKeyProperty("remote").startsWith("\"" + BIND_ADDRESS + ":"));
             assertEquals(50L, server.getAttribute(connection, "CallsDelivered"));
             assertEquals(50L, server.getAttribute(connection, "Sends"));
             assertEquals(50L, server.getAttribute(connection, "ReplyLatencyCount"));
@@ -262,7 +264,7 @@ public class ShellRdmaIT extends KarafTestSupport {
      */
     private RdmaTransportControl awaitRdma() throws InterruptedException {
         return awaitService(RdmaTransportControl.class, c -> c.localAddress() != null
-                && "127.0.0.1".equals(c.localAddress().getAddress().getHostAddress())
+                && BIND_ADDRESS.equals(c.localAddress().getAddress().getHostAddress())
                 && c.strategies().containsAll(List.of("lkey", "frmr")), 60);
     }
 

@@ -438,11 +438,6 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         return parts.readScheduler.heldSinks();
     }
 
-    /** @return reply staging bytes this connection holds */
-    long heldStagingBytes() {
-        return parts.replyStaging.held();
-    }
-
     @Override
     public InetSocketAddress remoteAddress() {
         return remoteAddress;

@@ -94,13 +94,6 @@ public final class ReplyStaging {
         slab.free(account, offset, length);
     }
 
-    /** @return bytes this connection holds (aligned sizes) */
-    public long held() {
-        synchronized (slab) {
-            return account.held();
-        }
-    }
-
     /** close() - the connection is torn down: a reply still waiting no longer competes. */
     public void close() {
         slab.stopWaiting(account);

@@ -126,10 +126,10 @@ public enum Counter {
      */
     REPLY_STAGING_SHARE_WAITS,
     /**
-     * Replies posted straight from the registered staging memory they were encoded into (a large
-     * reply, such as a 1 MiB NFS READ: its data is pushed by RDMA WRITE from where the program put
-     * it, without the copy into staging at the post). The other large replies (no staging to be
-     * had at once when encoding began) are copied into staging as before.
+     * Replies whose RDMA WRITEs read the registered staging memory the reply was encoded into (a
+     * large reply, such as a 1 MiB NFS READ: its data is pushed from where the program put it,
+     * without the copy into staging at the post). The other large replies (no staging to be had at
+     * once when encoding began) are copied into staging as before.
      */
     REPLIES_ENCODED_IN_STAGING,
     /** Send-queue completions in error (not counting flushes). */

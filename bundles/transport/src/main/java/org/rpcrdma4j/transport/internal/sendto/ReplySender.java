@@ -274,7 +274,8 @@ public final class ReplySender {
         // Counted before the post: once posted, the reply can reach the client before this
         // thread runs again, and whoever reads the statistics after the reply must see it.
         countPosted(plan, 1);
-        if (staged >= 0) {
+        boolean writesFromStaging = staged >= 0 && plan.requests() > 1;
+        if (writesFromStaging) {
             counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, 1);
         }
         int bucket = latency.record(System.nanoTime() - job.receivedAt());
@@ -282,7 +283,7 @@ public final class ReplySender {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
             countPosted(plan, -1);
-            if (staged >= 0) {
+            if (writesFromStaging) {
                 counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, -1);
             }
             latency.unrecord(bucket);

@@ -69,7 +69,7 @@ class ReplyEncodedInStagingTest {
     }
 
     @Test
-    void theExtentComesBackWhetherTheReplyIsAbandonedSentFromElsewhereOrDroppedAtClose() throws Exception {
+    void theExtentComesBackWhetherTheReplyIsAbandonedSentFromElsewhereEmptyOrDroppedAtClose() throws Exception {
         try (TransportHarness harness = harness(TransportConfig.builder().credits(4).backchannelCredits(0).build())) {
             RawPeer client = harness.connect();
             registerStaging(harness, client);
@@ -94,6 +94,19 @@ class ReplyEncodedInStagingTest {
                     "the bytes of the buffer sent, not of the extent");
             assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING));
             assertEquals(0, harness.usage().replyStagingBytes());
+
+            // A READ at the end of the file: lent staging, the reply carries an empty item (nothing to WRITE).
+            PendingReply atEof = call(harness, client, 0x923, 0);
+            ByteBuffer small = atEof.largerReplyBuffer(HEADER_ROOM + ITEM);
+            RpcMessage.putAcceptedReplyHeader(small.clear(), 0x923, RpcMessage.SUCCESS);
+            int empty = small.position();
+            atEof.send(small.putInt(0).flip(), empty);
+            harness.settle();
+            byte[] r = onlyReply(client);
+            assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
+            assertEquals(0, word(r, 8), "nothing written into the write chunk");
+            assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING), "no WRITE read the extent");
+            assertEquals(0, harness.usage().replyStagingBytes(), "given back all the same");
 
             PendingReply dropped = call(harness, client, 0x922, 0);
             ByteBuffer late = dropped.largerReplyBuffer(HEADER_ROOM + ITEM);

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.RpcRdma;
@@ -43,81 +44,73 @@ class ReplyEncodedInStagingTest {
 
     @Test
     void aLargeReplyIsPostedFromTheStagingItWasEncodedInto() throws Exception {
-        try (TransportHarness harness = harness(TransportConfig.builder().credits(4).backchannelCredits(0).build())) {
-            RawPeer client = harness.connect();
-            registerStaging(harness, client);
-            long before = count(harness, Counter.REPLIES_ENCODED_IN_STAGING);
+        long before = start(TransportConfig.builder().credits(4).backchannelCredits(0).build());
 
-            PendingReply reply = call(harness, client, 0x910, 0);
-            ByteBuffer memory = reply.largerReplyBuffer(HEADER_ROOM + ITEM);
-            assertTrue(memory.isDirect());
-            assertTrue(harness.usage().replyStagingBytes() >= HEADER_ROOM + ITEM,
-                    "the extent is held while the reply is encoded: " + harness.usage());
-            int item = encode(memory, 0x910, 7);
-            reply.send(memory, item);
-            harness.settle();
+        PendingReply reply = call(harness, client, 0x910, 0);
+        ByteBuffer memory = reply.largerReplyBuffer(HEADER_ROOM + ITEM);
+        assertTrue(memory.isDirect());
+        assertTrue(harness.usage().replyStagingBytes() >= HEADER_ROOM + ITEM,
+                "the extent is held while the reply is encoded: " + harness.usage());
+        int item = encode(memory, 0x910, 7);
+        reply.send(memory, item);
+        harness.settle();
 
-            byte[] r = onlyReply(client);
-            assertEquals(0x910, word(r, 0));
-            assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
-            assertEquals(1, word(r, 5), "the write chunk is echoed");
-            assertEquals(ITEM, word(r, 8), "with the bytes written into it");
-            assertArrayEquals(CallBuilder.bytes(ITEM, 7), client.memory().sinkBytes(0, ITEM), "the item, as encoded");
-            assertEquals(before + 1, count(harness, Counter.REPLIES_ENCODED_IN_STAGING));
-            assertEquals(0, harness.usage().replyStagingBytes(), "given back when the SEND completed");
-        }
+        byte[] r = onlyReply(client);
+        assertEquals(0x910, word(r, 0));
+        assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
+        assertEquals(1, word(r, 5), "the write chunk is echoed");
+        assertEquals(ITEM, word(r, 8), "with the bytes written into it");
+        assertArrayEquals(CallBuilder.bytes(ITEM, 7), client.memory().sinkBytes(0, ITEM), "the item, as encoded");
+        assertEquals(before + 1, count(harness, Counter.REPLIES_ENCODED_IN_STAGING));
+        assertEquals(0, harness.usage().replyStagingBytes(), "given back when the SEND completed");
     }
 
     @Test
     void theExtentComesBackWhetherTheReplyIsAbandonedSentFromElsewhereEmptyOrDroppedAtClose() throws Exception {
-        try (TransportHarness harness = harness(TransportConfig.builder().credits(4).backchannelCredits(0).build())) {
-            RawPeer client = harness.connect();
-            registerStaging(harness, client);
-            long before = count(harness, Counter.REPLIES_ENCODED_IN_STAGING);
+        long before = start(TransportConfig.builder().credits(4).backchannelCredits(0).build());
 
-            PendingReply abandoned = call(harness, client, 0x920, 0);
-            assertTrue(abandoned.largerReplyBuffer(HEADER_ROOM + ITEM).isDirect());
-            assertTrue(harness.usage().replyStagingBytes() > 0);
-            abandoned.abandon();
-            assertEquals(0, harness.usage().replyStagingBytes(), "an abandoned reply gives its extent back at once");
+        PendingReply abandoned = call(harness, client, 0x920, 0);
+        assertTrue(abandoned.largerReplyBuffer(HEADER_ROOM + ITEM).isDirect());
+        assertTrue(harness.usage().replyStagingBytes() > 0);
+        abandoned.abandon();
+        assertEquals(0, harness.usage().replyStagingBytes(), "an abandoned reply gives its extent back at once");
 
-            // Encoded into the extent, but sent from a buffer of the program's own (a copy, say).
-            PendingReply elsewhere = call(harness, client, 0x921, 0);
-            ByteBuffer staged = elsewhere.largerReplyBuffer(HEADER_ROOM + ITEM);
-            int item = encode(staged, 0x921, 9);
-            ByteBuffer own = ByteBuffer.allocate(staged.remaining()).put(staged).flip();
-            staged.clear().put(new byte[staged.capacity()]); // the program reuses the memory it was lent
-            elsewhere.send(own, item);
-            harness.settle();
-            onlyReply(client);
-            assertArrayEquals(CallBuilder.bytes(ITEM, 9), client.memory().sinkBytes(0, ITEM),
-                    "the bytes of the buffer sent, not of the extent");
-            assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING));
-            assertEquals(0, harness.usage().replyStagingBytes());
+        // Encoded into the extent, but sent from a buffer of the program's own (a copy, say).
+        PendingReply elsewhere = call(harness, client, 0x921, 0);
+        ByteBuffer staged = elsewhere.largerReplyBuffer(HEADER_ROOM + ITEM);
+        int item = encode(staged, 0x921, 9);
+        ByteBuffer own = ByteBuffer.allocate(staged.remaining()).put(staged).flip();
+        staged.clear().put(new byte[staged.capacity()]); // the program reuses the memory it was lent
+        elsewhere.send(own, item);
+        harness.settle();
+        onlyReply(client);
+        assertArrayEquals(CallBuilder.bytes(ITEM, 9), client.memory().sinkBytes(0, ITEM),
+                "the bytes of the buffer sent, not of the extent");
+        assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING));
+        assertEquals(0, harness.usage().replyStagingBytes());
 
-            // A READ at the end of the file: lent staging, the reply carries an empty item (nothing to WRITE).
-            PendingReply atEof = call(harness, client, 0x923, 0);
-            ByteBuffer small = atEof.largerReplyBuffer(HEADER_ROOM + ITEM);
-            RpcMessage.putAcceptedReplyHeader(small.clear(), 0x923, RpcMessage.SUCCESS);
-            int empty = small.position();
-            atEof.send(small.putInt(0).flip(), empty);
-            harness.settle();
-            byte[] r = onlyReply(client);
-            assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
-            assertEquals(0, word(r, 8), "nothing written into the write chunk");
-            assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING), "no WRITE read the extent");
-            assertEquals(0, harness.usage().replyStagingBytes(), "given back all the same");
+        // A READ at the end of the file: lent staging, the reply carries an empty item (nothing to WRITE).
+        PendingReply atEof = call(harness, client, 0x923, 0);
+        ByteBuffer small = atEof.largerReplyBuffer(HEADER_ROOM + ITEM);
+        RpcMessage.putAcceptedReplyHeader(small.clear(), 0x923, RpcMessage.SUCCESS);
+        int empty = small.position();
+        atEof.send(small.putInt(0).flip(), empty);
+        harness.settle();
+        byte[] r = onlyReply(client);
+        assertEquals(RpcRdma.RDMA_MSG, word(r, 3));
+        assertEquals(0, word(r, 8), "nothing written into the write chunk");
+        assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING), "no WRITE read the extent");
+        assertEquals(0, harness.usage().replyStagingBytes(), "given back all the same");
 
-            PendingReply dropped = call(harness, client, 0x922, 0);
-            ByteBuffer late = dropped.largerReplyBuffer(HEADER_ROOM + ITEM);
-            int lateItem = encode(late, 0x922, 3);
-            client.disconnect();
-            harness.settle();
-            dropped.send(late, lateItem);
-            harness.settle();
-            assertEquals(1, count(harness, Counter.REPLIES_DROPPED));
-            assertEquals(0, harness.usage().replyStagingBytes(), "a dropped reply gives its extent back");
-        }
+        PendingReply dropped = call(harness, client, 0x922, 0);
+        ByteBuffer late = dropped.largerReplyBuffer(HEADER_ROOM + ITEM);
+        int lateItem = encode(late, 0x922, 3);
+        client.disconnect();
+        harness.settle();
+        dropped.send(late, lateItem);
+        harness.settle();
+        assertEquals(1, count(harness, Counter.REPLIES_DROPPED));
+        assertEquals(0, harness.usage().replyStagingBytes(), "a dropped reply gives its extent back");
     }
 
     /**
@@ -128,38 +121,34 @@ class ReplyEncodedInStagingTest {
      */
     @Test
     void aReplyThatCannotBePostedFromItsExtentAsItLiesIsMovedOutOfIt() throws Exception {
-        try (TransportHarness harness = harness(TransportConfig.builder().credits(4).backchannelCredits(0).build())) {
-            RawPeer client = harness.connect();
-            registerStaging(harness, client);
-            long before = count(harness, Counter.REPLIES_ENCODED_IN_STAGING);
-            int tail = 6000; // results after the item: more than the client's 4 KiB receive
-            CallBuilder.msg(0x940).inline(CallBuilder.bytes(40, 1))
-                    .writeChunk(client.memory().sinkRkey(), ITEM, client.memory().sinkAddress(0))
-                    .replyChunk(client.memory().sinkRkey(), 16 * 1024, client.memory().sinkAddress(512 * 1024))
-                    .send(client, 0);
-            harness.settle();
-            ReceivedCall call = handler.takeAll().get(0);
-            PendingReply reply = call.detachReply();
-            call.release();
-            ByteBuffer memory = reply.largerReplyBuffer(HEADER_ROOM + ITEM + tail);
-            int item = encode(memory, 0x940, 5);
-            memory.limit(memory.limit() + tail).put(memory.limit() - tail, CallBuilder.bytes(tail, 6));
-            assertTrue(harness.usage().replyStagingBytes() > 0, "encoded in staging");
-            reply.send(memory, item);
-            harness.settle();
+        long before = start(TransportConfig.builder().credits(4).backchannelCredits(0).build());
+        int tail = 6000; // results after the item: more than the client's 4 KiB receive
+        CallBuilder.msg(0x940).inline(CallBuilder.bytes(40, 1))
+                .writeChunk(client.memory().sinkRkey(), ITEM, client.memory().sinkAddress(0))
+                .replyChunk(client.memory().sinkRkey(), 16 * 1024, client.memory().sinkAddress(512 * 1024))
+                .send(client, 0);
+        harness.settle();
+        ReceivedCall call = handler.takeAll().get(0);
+        PendingReply reply = call.detachReply();
+        call.release();
+        ByteBuffer memory = reply.largerReplyBuffer(HEADER_ROOM + ITEM + tail);
+        int item = encode(memory, 0x940, 5);
+        memory.limit(memory.limit() + tail).put(memory.limit() - tail, CallBuilder.bytes(tail, 6));
+        assertTrue(harness.usage().replyStagingBytes() > 0, "encoded in staging");
+        reply.send(memory, item);
+        harness.settle();
 
-            byte[] r = onlyReply(client);
-            assertEquals(RpcRdma.RDMA_NOMSG, word(r, 3));
-            assertEquals(ITEM, word(r, 8), "the item went to the write chunk");
-            assertArrayEquals(CallBuilder.bytes(ITEM, 5), client.memory().sinkBytes(0, ITEM));
-            byte[] reduced = client.memory().sinkBytes(512 * 1024, item + 4 + tail);
-            assertEquals(0x940, ByteBuffer.wrap(reduced).getInt(0), "the message, in the reply chunk");
-            assertEquals(ITEM, ByteBuffer.wrap(reduced).getInt(item), "the item's length word stays");
-            assertArrayEquals(CallBuilder.bytes(tail, 6), Arrays.copyOfRange(reduced, item + 4, item + 4 + tail),
-                    "the results after the item follow it, without the item");
-            assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING), "not posted from the extent");
-            assertEquals(0, harness.usage().replyStagingBytes());
-        }
+        byte[] r = onlyReply(client);
+        assertEquals(RpcRdma.RDMA_NOMSG, word(r, 3));
+        assertEquals(ITEM, word(r, 8), "the item went to the write chunk");
+        assertArrayEquals(CallBuilder.bytes(ITEM, 5), client.memory().sinkBytes(0, ITEM));
+        byte[] reduced = client.memory().sinkBytes(512 * 1024, item + 4 + tail);
+        assertEquals(0x940, ByteBuffer.wrap(reduced).getInt(0), "the message, in the reply chunk");
+        assertEquals(ITEM, ByteBuffer.wrap(reduced).getInt(item), "the item's length word stays");
+        assertArrayEquals(CallBuilder.bytes(tail, 6), Arrays.copyOfRange(reduced, item + 4, item + 4 + tail),
+                "the results after the item follow it, without the item");
+        assertEquals(before, count(harness, Counter.REPLIES_ENCODED_IN_STAGING), "not posted from the extent");
+        assertEquals(0, harness.usage().replyStagingBytes());
     }
 
     /**
@@ -172,9 +161,8 @@ class ReplyEncodedInStagingTest {
     void aReplyWaitingForStagingLetsTheRepliesEncodedInStagingBehindItPass() throws Exception {
         TransportConfig config = TransportConfig.builder().credits(8).backchannelCredits(0).replyStagingBytes(256 * 1024)
                 .build();
-        try (TransportHarness harness = harness(config)) {
-            RawPeer client = harness.connect();
-            registerStaging(harness, client);
+        {
+            start(config);
             long sharedWaits = count(harness, Counter.REPLY_STAGING_SHARE_WAITS);
             Map<Integer, Integer> sinkOf = new HashMap<>();
             PendingReply ahead = call(harness, client, 0x930, 0);
@@ -218,8 +206,27 @@ class ReplyEncodedInStagingTest {
         }
     }
 
-    private TransportHarness harness(TransportConfig config) throws Exception {
-        return new TransportHarness(LoopbackFabric.deterministic(), config, handler);
+    private TransportHarness harness;
+    private RawPeer client;
+
+    /**
+     * start() - a transport with {@code config}, a connected client, and the staging slab
+     * registered ({@link #registerStaging}).
+     *
+     * @return the replies counted as written from staging so far
+     */
+    private long start(TransportConfig config) throws Exception {
+        harness = new TransportHarness(LoopbackFabric.deterministic(), config, handler);
+        client = harness.connect();
+        registerStaging(harness, client);
+        return count(harness, Counter.REPLIES_ENCODED_IN_STAGING);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (harness != null) {
+            harness.close();
+        }
     }
 
     /**

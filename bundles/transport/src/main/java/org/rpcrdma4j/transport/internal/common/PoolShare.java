@@ -117,7 +117,7 @@ public final class PoolShare {
             if (free < units) {
                 return poolEmpty();
             }
-            if (held > 0 && held + units > limit()) {
+            if (!fitsShare(units)) {
                 setWaiting(true);
                 verdict = Verdict.OVER_SHARE;
             } else {
@@ -140,16 +140,18 @@ public final class PoolShare {
          * them ({@link #fitsShare}): a request that waits keeps waiting.
          */
         public void added(long units) {
-            boolean wasActive = active();
-            held += units;
-            update(wasActive);
+            add(units, waiting);
         }
 
         /** took() - the request took {@code units}; it waits no more. */
         public void took(long units) {
+            add(units, false);
+        }
+
+        private void add(long units, boolean stillWaiting) {
             boolean wasActive = active();
             held += units;
-            waiting = false;
+            waiting = stillWaiting;
             update(wasActive);
         }
 

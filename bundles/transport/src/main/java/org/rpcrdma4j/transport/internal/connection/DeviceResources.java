@@ -157,10 +157,7 @@ public final class DeviceResources implements SinkPools {
             p.retire();
         }
         closeIdlePools();
-        if (!pools.isEmpty() || replyStaging.allocated() > 0) {
-            return false;
-        }
-        if (!replyStaging.close()) {
+        if (!pools.isEmpty() || !replyStaging.close()) {
             return false;
         }
         try {

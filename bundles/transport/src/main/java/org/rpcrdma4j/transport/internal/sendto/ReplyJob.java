@@ -85,8 +85,10 @@ public final class ReplyJob implements PendingReply {
      * until the reply is recycled without it.
      */
     private int stagedOffset = -1;
-    private int stagedLength;
-    /** The view of that extent handed to the RPC layer: the reply lies in staging when it is this buffer. */
+    /**
+     * The view of that extent handed to the RPC layer (as long as the extent: its capacity is the
+     * length allocated), or null: the reply lies in staging when it is this buffer.
+     */
     private ByteBuffer stagedView;
     /** Large buffers borrowed for this reply ({@link #largerReplyBuffer}), given back when it is recycled. */
     private final ByteBuffer[] borrowed = new ByteBuffer[2];
@@ -287,14 +289,9 @@ public final class ReplyJob implements PendingReply {
         if (at < 0) {
             return null;
         }
+        // Registered while any extent is allocated (StagingSlab.close waits for none).
         MemoryRegion region = staging.registeredRegion();
-        if (region == null) {
-            // Closed in between (its connection's loop closed the device): give it back.
-            staging.free(at, capacity);
-            return null;
-        }
         stagedOffset = at;
-        stagedLength = capacity;
         stagedView = region.buffer().slice(at, capacity);
         return stagedView;
     }
@@ -304,7 +301,7 @@ public final class ReplyJob implements PendingReply {
      *         the reply sent is not that buffer (it was encoded elsewhere, or holds no extent)
      */
     int stagedReplyOffset() {
-        return stagedView != null && reply == stagedView ? stagedOffset : -1;
+        return holdsStaging() && reply == stagedView ? stagedOffset : -1;
     }
 
     /** @return whether this reply holds a staging extent (whether or not the reply lies in it) */
@@ -314,7 +311,7 @@ public final class ReplyJob implements PendingReply {
 
     /** @return the length the staging extent was allocated with */
     int stagedLength() {
-        return stagedLength;
+        return stagedView.capacity();
     }
 
     /**
@@ -334,7 +331,7 @@ public final class ReplyJob implements PendingReply {
      * is given back, so a reply that waits for staging at its post never holds any.
      */
     void moveOutOfStaging() {
-        if (stagedView != null && reply.isDirect()) {
+        if (holdsStaging() && reply.isDirect()) {
             ByteBuffer own = ByteBuffer.allocate(reply.remaining());
             own.put(0, reply, reply.position(), reply.remaining());
             reply = own;
@@ -343,8 +340,8 @@ public final class ReplyJob implements PendingReply {
     }
 
     private void releaseStaging() {
-        if (stagedOffset >= 0) {
-            connection.replyStaging().free(stagedOffset, stagedLength);
+        if (holdsStaging()) {
+            connection.replyStaging().free(stagedOffset, stagedLength());
         }
         stagedOffset = -1;
         stagedView = null;

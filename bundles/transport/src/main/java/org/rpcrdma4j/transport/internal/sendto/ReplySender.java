@@ -234,12 +234,7 @@ public final class ReplySender {
         // A reply encoded into staging (planFromStaging kept it there only if it posts from there).
         int staged = job.stagedReplyOffset();
         if (staged >= 0) {
-            try {
-                region = staging.region();
-            } catch (VerbsException e) {
-                // Not reached: the slab was registered when the reply took its extent.
-                throw new IllegalStateException("reply staging lost its registration", e);
-            }
+            region = staging.registeredRegion(); // registered while the reply holds its extent
             extent = staged;
         } else if (plan.stagingBytes() > 0) {
             try {
@@ -273,19 +268,12 @@ public final class ReplySender {
         ctx.carriesReply(true);
         // Counted before the post: once posted, the reply can reach the client before this
         // thread runs again, and whoever reads the statistics after the reply must see it.
-        countPosted(plan, 1);
-        boolean writesFromStaging = staged >= 0 && plan.requests() > 1;
-        if (writesFromStaging) {
-            counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, 1);
-        }
+        countPosted(plan, staged >= 0, 1);
         int bucket = latency.record(System.nanoTime() - job.receivedAt());
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
-            countPosted(plan, -1);
-            if (writesFromStaging) {
-                counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, -1);
-            }
+            countPosted(plan, staged >= 0, -1);
             latency.unrecord(bucket);
             // Requests before the failed one were posted and complete (flushed) on their own;
             // the WRITEs among them read the staging extent until then, so the context and its
@@ -397,11 +385,18 @@ public final class ReplySender {
         return w;
     }
 
-    /** countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1). */
-    private void countPosted(ReplyPlan plan, int sign) {
+    /**
+     * countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1).
+     *
+     * @param inStaging the reply was encoded into staging (its WRITEs, if any, read it there)
+     */
+    private void countPosted(ReplyPlan plan, boolean inStaging, int sign) {
         counters.addOwned(Counter.SENDS, sign);
         if (plan.requests() > 1) {
             counters.addOwned(Counter.WRITES, sign * (plan.requests() - 1L));
+            if (inStaging) {
+                counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, sign);
+            }
         }
         counters.addOwned(plan.mode() == ReplyPlan.Mode.INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);
         if (plan.itemLength() > 0) {

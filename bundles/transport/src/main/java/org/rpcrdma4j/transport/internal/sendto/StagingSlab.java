@@ -274,11 +274,16 @@ public final class StagingSlab {
     }
 
     /**
-     * close() - deregister the slab.
+     * close() - deregister the slab, once no extent is allocated: checked under the lock
+     * {@link #allocateNow} takes, so a worker that took an extent to encode into can count on
+     * the registration until it gives the extent back.
      *
-     * @return false when the provider refused (the caller counts it)
+     * @return false while an extent is allocated (try again later), or when the provider refused
      */
     public synchronized boolean close() {
+        if (allocated > 0) {
+            return false;
+        }
         if (region == null) {
             return true;
         }

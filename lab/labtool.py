@@ -653,6 +653,9 @@ def throughput_section(run, f, fkeys, med, load):
         w("Host load (1-minute load average of the 2-core host, mean over each server's measured runs): %s. "
           "Compare servers measured under similar load only." % "; ".join(loads))
         w("")
+    if "baselines_in_rounds" in run.info:  # recorded from 2026-12-07 on
+        w(baselines_text(run))
+        w("")
     throughput_rows(w, med, fkeys, label, "knfsd." + f, "tcp", ("knfsd", "tcp"), "vs knfsd", "vs our TCP")
     for r in run.runs:
         if r.key == "switch." + f and r.fio:
@@ -661,8 +664,90 @@ def throughput_section(run, f, fkeys, med, load):
                 w("| write 256 KiB, QD8, md5 verify, lkey→frmr switched during it | %s | %s | | n=1 | %s | %s | %s | | |" % (
                     label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
     w("")
+    device_counters_section(run, f, fkeys)
     cost_section(run, f, fkeys, med)
     user_cpu_section(run, f, fkeys, med, "tcp", "our TCP")
+
+
+def baselines_text(run):
+    """How the baselines' runs relate in time to our RDMA server's: in the same rounds, or apart."""
+    inside = run.info.get("baselines_in_rounds", "").split()
+    if not inside:
+        return ("**Each server was measured in a phase of its own** (knfsd before our JVM started, our TCP before our "
+                "RDMA): minutes apart, under a software CPU whose speed drifts between phases by more than the bars' "
+                "margins. Read ratios between servers with care.")
+    names = {"knfsd": "knfsd", "tcp": "our TCP (in the first fabric's rounds)"}
+    return ("%s measured **in the same rounds** as our RDMA strategies, each on a mount of its own: every round "
+            "runs each server's four workloads in turn, starting with a different server each round, so a drift "
+            "of the guest's speed falls on all of them alike." % " and ".join(names[b] for b in inside if b in names))
+
+
+HW_BLOCK = re.compile(r"^# (\S+) round (\d+) (begins|ends) ")
+
+
+def hw_blocks(text, device):
+    """rxe's hardware counters summed over each server's blocks of the measured rounds
+    (hwcounters-rdma.<fabric>.txt: snapshots labelled "<key> round <n> begins|ends"):
+    {key: {counter: delta}}, counters of the device only."""
+    snaps, cur = [], None
+    for line in text.splitlines():
+        m = HW_BLOCK.match(line)
+        if line.startswith("#"):
+            cur = {"block": (m.group(1), m.group(2), m.group(3)) if m else None, "v": {}}
+            snaps.append(cur)
+        elif cur is not None and line.startswith(device + "/"):
+            name, _, value = line.partition(" ")
+            try:
+                cur["v"][name.rsplit("/", 1)[-1]] = int(value)
+            except ValueError:
+                pass
+    sums = collections.OrderedDict()
+    begun = {}
+    for sn in snaps:
+        if not sn["block"]:
+            continue
+        key, n, edge = sn["block"]
+        if edge == "begins":
+            begun[(key, n)] = sn["v"]
+        elif (key, n) in begun:
+            a = begun.pop((key, n))
+            tot = sums.setdefault(key, collections.OrderedDict())
+            for c, v in sn["v"].items():
+                if c in a:
+                    tot[c] = tot.get(c, 0) + v - a[c]
+    return sums
+
+
+HW_COLUMNS = [("sent_pkts", "packets sent"), ("completer_retry_err", "requester retries"),
+              ("duplicate_request", "duplicate requests"), ("out_of_seq_request", "out-of-sequence requests"),
+              ("rcvd_seq_err", "sequence errors"), ("rcvd_rnr_err", "RNR NAKs received"), ("ack_deferred", "ACKs deferred")]
+
+
+def device_counters_section(run, f, fkeys):
+    """What the soft device did during each server's blocks of the measured rounds (rxe only: siw has no counters)."""
+    dev = {"rxe": "rxe0"}.get(f)
+    path = run.path("hwcounters-rdma.%s.txt" % f)
+    if not dev or not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        sums = hw_blocks(fh.read(), dev)
+    keys = [k for k in fkeys if k in sums]
+    if not keys:
+        return
+    w = run.w
+    w("%s's hardware counters over each server's blocks of the measured rounds, summed "
+      "(`hwcounters-rdma.%s.txt`): a server whose rows show retries or duplicate requests lost time to "
+      "retransmission on the soft device, which its throughput does not say by itself. Our TCP's blocks count "
+      "only the device's idle chatter." % (dev, f))
+    w("")
+    w("| server | %s | retries per million packets |" % " | ".join(t for _, t in HW_COLUMNS))
+    w("|---|%s---:|" % ("---:|" * len(HW_COLUMNS)))
+    for k in keys:
+        c = sums[k]
+        sent = c.get("sent_pkts", 0)
+        w("| %s | %s | %s |" % (label(k), " | ".join("{:,}".format(c.get(n, 0)) for n, _ in HW_COLUMNS),
+                                fmt(1e6 * c.get("completer_retry_err", 0) / sent, 1) if sent else "—"))
+    w("")
 
 
 def cost_section(run, f, fkeys, med):
@@ -825,8 +910,9 @@ def warm_up_section(run):
       "compiler threads used under 5 %% of one vCPU during a slice, at most %s s; knfsd (no JIT) gets one slice. Our RDMA "
       "server's two strategies share one warm-up per fabric (*our RDMA*), its slices alternating lkey and frmr, and "
       "are then measured in interleaved rounds on one mount (lkey's four workloads, a switch in place, frmr's, and "
-      "again), so both meet the JIT in the same state." %
-      meta.get("warm_max", "90"))
+      "again), so both meet the JIT in the same state.%s" %
+      (meta.get("warm_max", "90"), " The baselines measured in those rounds (throughput sections) get their own "
+       "warm-up first, on their own mounts." if run.info.get("baselines_in_rounds", "").strip() else ""))
     if meta.get("jvm_warm_max", "0") not in ("", "0"):
         w("")
         w("Before all of them, *our JVM* (the one Karaf JVM that serves our TCP and RDMA servers) gets its own warm-up, "

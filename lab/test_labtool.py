@@ -696,6 +696,65 @@ class UserCpu(unittest.TestCase):
         self.assertFalse(any("knfsd" in line for line in lines))
 
 
+class SameRoundBaselines(unittest.TestCase):
+    """knfsd and our TCP measured in our RDMA server's rounds: the soft device's counters per server's blocks."""
+
+    COUNTERS = """# measured rounds begin 1.0
+rxe0/ports/1/hw_counters/sent_pkts 50
+# knfsd.rxe round 1 begins 2.0
+rxe0/ports/1/hw_counters/sent_pkts 100
+rxe0/ports/1/hw_counters/completer_retry_err 5
+# knfsd.rxe round 1 ends 3.0
+rxe0/ports/1/hw_counters/sent_pkts 1100
+rxe0/ports/1/hw_counters/completer_retry_err 7
+# lkey.rxe round 1 begins 4.0
+rxe0/ports/1/hw_counters/sent_pkts 1200
+rxe0/ports/1/hw_counters/completer_retry_err 7
+siw0/ports/1/hw_counters/sent_pkts 0
+# lkey.rxe round 1 ends 5.0
+rxe0/ports/1/hw_counters/sent_pkts 3200
+rxe0/ports/1/hw_counters/completer_retry_err 7
+siw0/ports/1/hw_counters/sent_pkts 999
+# knfsd.rxe round 2 begins 6.0
+rxe0/ports/1/hw_counters/sent_pkts 4000
+rxe0/ports/1/hw_counters/completer_retry_err 10
+# knfsd.rxe round 2 ends 7.0
+rxe0/ports/1/hw_counters/sent_pkts 5000
+rxe0/ports/1/hw_counters/completer_retry_err 14
+# frmr.rxe round 2 begins 8.0
+rxe0/ports/1/hw_counters/sent_pkts 5000
+# measured rounds end 9.0
+rxe0/ports/1/hw_counters/sent_pkts 9000
+"""
+
+    def test_each_servers_blocks_are_summed_apart_and_other_devices_and_open_blocks_left_out(self):
+        sums = labtool.hw_blocks(self.COUNTERS, "rxe0")
+        self.assertEqual({"sent_pkts": 2000, "completer_retry_err": 6}, dict(sums["knfsd.rxe"]))
+        self.assertEqual({"sent_pkts": 2000, "completer_retry_err": 0}, dict(sums["lkey.rxe"]))
+        self.assertNotIn("frmr.rxe", sums)  # its block never ended
+
+    def test_the_table_puts_retries_per_million_packets_and_siw_gets_none(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "hwcounters-rdma.rxe.txt"), "w") as f:
+                f.write(self.COUNTERS)
+            lines = []
+            run = type("R", (), {"w": lines.append, "path": lambda self, n: os.path.join(d, n)})()
+            labtool.device_counters_section(run, "rxe", ["knfsd.rxe", "tcp", "lkey.rxe"])
+            self.assertIn("| knfsd/rxe | 2,000 | 6 | 0 | 0 | 0 | 0 | 0 | 3000.0 |", lines)
+            self.assertIn("| our RDMA lkey/rxe | 2,000 | 0 | 0 | 0 | 0 | 0 | 0 | 0.0 |", lines)
+            self.assertFalse(any("our TCP" in line for line in lines))
+            lines.clear()
+            labtool.device_counters_section(run, "siw", ["knfsd.siw"])
+            self.assertEqual([], lines)
+
+    def test_the_text_says_which_baselines_shared_the_rounds(self):
+        run = type("R", (), {"info": {"baselines_in_rounds": "knfsd tcp"}})()
+        self.assertIn("knfsd and our TCP (in the first fabric's rounds) measured **in the same rounds**",
+                      labtool.baselines_text(run))
+        run.info = {"baselines_in_rounds": " "}
+        self.assertIn("in a phase of its own", labtool.baselines_text(run))
+
+
 class IdleTable(unittest.TestCase):
     @staticmethod
     def rows(**fields):

@@ -567,6 +567,7 @@ def runs_of(run, k, job):
                 n["sys"], n["jituser"] = ticks(r.sys), ticks(r.jit_user)
             except ValueError:
                 n["secs"] = None
+            n["rep"] = r.rep
             out.append(n)
     return out
 
@@ -665,6 +666,7 @@ def throughput_section(run, f, fkeys, med, load):
                     label("switch." + f), fmt(sw["mbs"], 2), fmt(sw["iops"], 0), fmt(sw["p50"], 0), fmt(sw["p99"], 0)))
     w("")
     device_counters_section(run, f, fkeys)
+    paired_section(run, f, fkeys)
     cost_section(run, f, fkeys, med)
     user_cpu_section(run, f, fkeys, med, "tcp", "our TCP")
 
@@ -680,6 +682,63 @@ def baselines_text(run):
     return ("%s measured **in the same rounds** as our RDMA strategies, each on a mount of its own: every round "
             "runs each server's four workloads in turn, starting with a different server each round, so a drift "
             "of the guest's speed falls on all of them alike." % " and ".join(names[b] for b in inside if b in names))
+
+
+def user_per_op(r):
+    """A run's user-mode CPU seconds of the server per operation (threads less the compilers'), or None."""
+    if not r.get("secs") or r.get("jituser") is None or r.get("sys") is None or not r["ops"]:
+        return None
+    return (r["srv"] - r["sys"] - r["jituser"]) / r["ops"]
+
+
+def paired(ours, base, measure):
+    """Ratios of measure(our run) to measure(the baseline's run of the same round), rounds in order."""
+    by_rep = {r["rep"]: r for r in base}
+    out = []
+    for r in sorted(ours, key=lambda x: int(x["rep"]) if str(x["rep"]).isdigit() else 0):
+        b = by_rep.get(r["rep"])
+        a, z = measure(r), measure(b) if b else None
+        if a is not None and z:
+            out.append(a / z)
+    return out
+
+
+def paired_text(ratios):
+    if not ratios:
+        return "—"
+    if len(ratios) == 1:
+        return "%.2f× (n=1)" % ratios[0]
+    return "%.2f× (%.2f–%.2f, n=%d)" % (median(ratios), min(ratios), max(ratios), len(ratios))
+
+
+def paired_section(run, f, fkeys):
+    """With the baselines in the same rounds: each round's ratio of our RDMA server to knfsd (MB/s)
+    and to our TCP (user CPU per operation), so the drift between rounds cancels out."""
+    inside = run.info.get("baselines_in_rounds", "").split()
+    if not inside:
+        return
+    tcp_here = "tcp" in inside and run.fabrics and f == run.fabrics[0]
+    ours = [k for k in fkeys if k.split(".")[0] in ("lkey", "frmr")]
+    if not ours:
+        return
+    w = run.w
+    w("Paired by round (the baselines measured in the same rounds): the median of each round's ratio, with its "
+      "min–max, of our RDMA server's MB/s to knfsd's%s. A ratio whose min–max stays on one side of 1.0 (or 0.5) "
+      "says more than the ratio of medians above." % (
+          " and of its user-mode CPU per operation to our TCP's (the bar: at most 0.5)" if tcp_here else ""))
+    w("")
+    w("| workload | server | vs knfsd, per round | user CPU vs our TCP, per round |")
+    w("|---|---|---:|---:|")
+    for job, _, desc in JOBS:
+        kn = runs_of(run, "knfsd." + f, job) if "knfsd" in inside else []
+        tc = runs_of(run, "tcp", job) if tcp_here else []
+        for k in ours:
+            mine = runs_of(run, k, job)
+            if not mine:
+                continue
+            w("| %s | %s | %s | %s |" % (desc, label(k), paired_text(paired(mine, kn, lambda r: r["mbs"])),
+                                         paired_text(paired(mine, tc, user_per_op)) if tcp_here else "—"))
+    w("")
 
 
 HW_BLOCK = re.compile(r"^# (\S+) round (\d+) (begins|ends) ")

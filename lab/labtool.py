@@ -457,6 +457,10 @@ def header(run):
     w("| fio | %s; %s s per measured job, %s runs per workload on rxe (interleaved), %s on siw; 64 MiB file, direct I/O, "
       "libaio; warm-up before each server's jobs (below) |" % (info.get("fio", "?"), meta.get("fio_runtime", "?"),
                                                                meta.get("fio_reps", "?"), meta.get("siw_fio_reps", "1")))
+    if info.get("knfsd_max_block_size"):
+        w("| knfsd | largest READ and WRITE %s bytes (`/proc/fs/nfsd/max_block_size`, set before its threads start; "
+          "runs up to 2026-12-07-1718 left it at its default, 512 KiB in this guest, half of ours) |" %
+          info["knfsd_max_block_size"])
     for f in run.fabrics:
         r = run.fab_rec.get(f)
         status, detail = (r.status, r.detail) if r else ("—", "not set up")

@@ -42,7 +42,8 @@ public interface PendingReply {
 
     /**
      * replyBuffer() - memory owned by this pending reply to encode the RPC reply into: a heap
-     * buffer at least as large as the connection's inline send size, cleared, made once and
+     * buffer larger than the connection's inline send size (room for a reply carrying a 4 KiB
+     * DDP item, which then needs no {@link #largerReplyBuffer}), cleared, made once and
      * reused by later replies of the connection. A reply encoded here and passed to {@link #send}
      * costs no allocation; the transport reads it before the context is reused. Optional: any
      * other buffer may be sent. Valid until {@link #send} or {@link #abandon()}.

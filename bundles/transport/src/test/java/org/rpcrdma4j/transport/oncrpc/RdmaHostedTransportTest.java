@@ -218,6 +218,24 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void aPageSizedItemIsEncodedInThePendingRepliesOwnMemory() throws Exception {
+        // A 4 KiB NFS READ's reply: its data goes to the write chunk, the rest inline. It fits
+        // the pending reply's own memory with its header, so no large buffer is borrowed for it
+        // (one used to be taken from the shared pool and given back per READ).
+        RpcRdmaClient client = client();
+        int n = 4096;
+        ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+        byte[] expected = overTcp(message.duplicate());
+        for (int i = 0; i < 5; i++) {
+            RpcReply reply = client.call(CallRequest.builder(message.duplicate()).writeChunk(n).build(), TIMEOUT);
+            assertEquals(n, reply.writeChunk(0).remaining(), "reply " + i + ": the item went to the write chunk");
+            assertArrayEquals(expected, RpcWire.whole(reply, true), "reply " + i + " byte-exact");
+        }
+        assertEquals(5, stats().get(Counter.REPLIES_WRITE_CHUNK));
+        assertEquals(0, stats().get(Counter.LARGE_REPLY_BUFFERS_ALLOCATED), "no large buffer for a 4 KiB item");
+    }
+
+    @Test
     void repliesSizedUpFrontFromTheWriteChunkAreByteExact() throws Exception {
         // A write chunk of at most 1 MiB for a DDP-eligible reply: its memory is taken for the
         // item before the program encodes it (CallXdr.takeLargerUpFront), the reply grows nothing.

@@ -22,7 +22,10 @@ public interface ReplyConnection extends RdmaConnection {
     /** @return the connection's counters (for counts from any thread) */
     Counters counters();
 
-    /** @return the size of a pending reply's own {@link ReplyJob#replyBuffer()} */
+    /**
+     * @return the connection's inline reply size (its send buffers'); a pending reply's own
+     *         {@link ReplyJob#replyBuffer()} is {@link ReplyJob#PAGE_ITEM_ROOM} larger
+     */
     int replyBufferSize();
 
     /** @return the transport's pool of buffers for replies larger than a pending reply's own */

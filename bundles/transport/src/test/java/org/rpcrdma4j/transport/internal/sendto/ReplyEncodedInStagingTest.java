@@ -161,49 +161,47 @@ class ReplyEncodedInStagingTest {
     void aReplyWaitingForStagingLetsTheRepliesEncodedInStagingBehindItPass() throws Exception {
         TransportConfig config = TransportConfig.builder().credits(8).backchannelCredits(0).replyStagingBytes(256 * 1024)
                 .build();
-        {
-            start(config);
-            long sharedWaits = count(harness, Counter.REPLY_STAGING_SHARE_WAITS);
-            Map<Integer, Integer> sinkOf = new HashMap<>();
-            PendingReply ahead = call(harness, client, 0x930, 0);
-            sinkOf.put(0x930, 0);
-            PendingReply[] behind = {call(harness, client, 0x931, 256 * 1024), call(harness, client, 0x932, 512 * 1024)};
-            sinkOf.put(0x931, 256 * 1024);
-            sinkOf.put(0x932, 512 * 1024);
-            ByteBuffer[] staged = new ByteBuffer[behind.length];
-            int[] items = new int[behind.length];
-            for (int i = 0; i < behind.length; i++) {
-                staged[i] = behind[i].largerReplyBuffer(HEADER_ROOM + ITEM);
-                items[i] = encode(staged[i], behind[i].xid(), 20 + i);
-            }
-            assertEquals(2 * (HEADER_ROOM + ITEM), harness.usage().replyStagingBytes(), "both encoded in staging");
-
-            ByteBuffer heap = ByteBuffer.allocate(HEADER_ROOM + ITEM);
-            ahead.send(heap, encode(heap, 0x930, 10));
-            harness.settle();
-            assertEquals(List.of(), client.takeReplies(), "over its share: it waits");
-            assertEquals(sharedWaits + 1, count(harness, Counter.REPLY_STAGING_SHARE_WAITS));
-
-            for (int i = 0; i < behind.length; i++) {
-                behind[i].send(staged[i], items[i]);
-            }
-            harness.settle();
-            List<byte[]> replies = client.takeReplies();
-            List<Integer> order = new ArrayList<>();
-            for (byte[] r : replies) {
-                order.add(word(r, 0));
-            }
-            assertEquals(List.of(0x931, 0x932, 0x930), order,
-                    "the two in staging pass the one waiting for it, which follows once they gave theirs back");
-            for (byte[] r : replies) {
-                int xid = word(r, 0);
-                assertEquals(ITEM, word(r, 8), "xid 0x" + Integer.toHexString(xid) + ": its item written");
-                int seed = xid == 0x930 ? 10 : 20 + (xid - 0x931);
-                assertArrayEquals(CallBuilder.bytes(ITEM, seed), client.memory().sinkBytes(sinkOf.get(xid), ITEM),
-                        "xid 0x" + Integer.toHexString(xid) + ": its own bytes in its own write chunk");
-            }
-            assertEquals(0, harness.usage().replyStagingBytes());
+        start(config);
+        long sharedWaits = count(harness, Counter.REPLY_STAGING_SHARE_WAITS);
+        Map<Integer, Integer> sinkOf = new HashMap<>();
+        PendingReply ahead = call(harness, client, 0x930, 0);
+        sinkOf.put(0x930, 0);
+        PendingReply[] behind = {call(harness, client, 0x931, 256 * 1024), call(harness, client, 0x932, 512 * 1024)};
+        sinkOf.put(0x931, 256 * 1024);
+        sinkOf.put(0x932, 512 * 1024);
+        ByteBuffer[] staged = new ByteBuffer[behind.length];
+        int[] items = new int[behind.length];
+        for (int i = 0; i < behind.length; i++) {
+            staged[i] = behind[i].largerReplyBuffer(HEADER_ROOM + ITEM);
+            items[i] = encode(staged[i], behind[i].xid(), 20 + i);
         }
+        assertEquals(2 * (HEADER_ROOM + ITEM), harness.usage().replyStagingBytes(), "both encoded in staging");
+
+        ByteBuffer heap = ByteBuffer.allocate(HEADER_ROOM + ITEM);
+        ahead.send(heap, encode(heap, 0x930, 10));
+        harness.settle();
+        assertEquals(List.of(), client.takeReplies(), "over its share: it waits");
+        assertEquals(sharedWaits + 1, count(harness, Counter.REPLY_STAGING_SHARE_WAITS));
+
+        for (int i = 0; i < behind.length; i++) {
+            behind[i].send(staged[i], items[i]);
+        }
+        harness.settle();
+        List<byte[]> replies = client.takeReplies();
+        List<Integer> order = new ArrayList<>();
+        for (byte[] r : replies) {
+            order.add(word(r, 0));
+        }
+        assertEquals(List.of(0x931, 0x932, 0x930), order,
+                "the two in staging pass the one waiting for it, which follows once they gave theirs back");
+        for (byte[] r : replies) {
+            int xid = word(r, 0);
+            assertEquals(ITEM, word(r, 8), "xid 0x" + Integer.toHexString(xid) + ": its item written");
+            int seed = xid == 0x930 ? 10 : 20 + (xid - 0x931);
+            assertArrayEquals(CallBuilder.bytes(ITEM, seed), client.memory().sinkBytes(sinkOf.get(xid), ITEM),
+                    "xid 0x" + Integer.toHexString(xid) + ": its own bytes in its own write chunk");
+        }
+        assertEquals(0, harness.usage().replyStagingBytes());
     }
 
     private TransportHarness harness;

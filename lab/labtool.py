@@ -601,6 +601,14 @@ def host_load(run, load, k):
     return sum(vals) / len(vals) if vals else None
 
 
+def user_seconds(r):
+    """A run's user-mode CPU seconds of the server's threads less the compilers', or None for a
+    record without the compilers' user time or the threads' system time."""
+    if r.get("jituser") is None or r.get("sys") is None:
+        return None
+    return r["srv"] - r["sys"] - r["jituser"]
+
+
 def job_medians(rs):
     """The medians over one server's runs of one job: throughput, latency and cost."""
     m = {x: median([r[x] for r in rs]) for x in ("mbs", "iops", "p50", "p99")}
@@ -617,8 +625,7 @@ def job_medians(rs):
     # user mode of the server's threads (their sums, one consistent account: the process's own
     # user/system split is apportioned differently by the kernel) less the compilers' user time;
     # kernel: their system time less the compilers'; only where the records have the compilers' user time
-    user = [(r, r["srv"] - r["sys"] - r["jituser"], r["sys"] - (r["jit"] - r["jituser"])) for r in cost
-            if r.get("jituser") is not None and r.get("sys") is not None]
+    user = [(r, user_seconds(r), r["sys"] - (r["jit"] - r["jituser"])) for r in cost if user_seconds(r) is not None]
     m["u_kop"] = median([u / (r["ops"] / 1e3) for r, u, _ in user if r["ops"]])
     m["u_gb"] = median([u / (r["bytes"] / 1e9) for r, u, _ in user if r["bytes"]])
     m["k_kop"] = median([k / (r["ops"] / 1e3) for r, _, k in user if r["ops"]])
@@ -689,10 +696,9 @@ def baselines_text(run):
 
 
 def user_per_op(r):
-    """A run's user-mode CPU seconds of the server per operation (threads less the compilers'), or None."""
-    if not r.get("secs") or r.get("jituser") is None or r.get("sys") is None or not r["ops"]:
-        return None
-    return (r["srv"] - r["sys"] - r["jituser"]) / r["ops"]
+    """A run's user-mode CPU seconds of the server per operation (user_seconds), or None."""
+    u = user_seconds(r) if r.get("secs") else None
+    return None if u is None or not r["ops"] else u / r["ops"]
 
 
 def paired(ours, base, measure):

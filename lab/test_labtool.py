@@ -141,6 +141,41 @@ class Schema(unittest.TestCase):
         self.assertEqual([], recs.warnings)
 
 
+class RoundOrder(unittest.TestCase):
+    """The workload's round_order, run by bash from the script itself."""
+
+    @staticmethod
+    def rows(n, rounds):
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            fn = re.search(r"(?ms)^round_order\(\) \{.*?^\}$", f.read()).group(0)
+        script = fn + "\nfor r in $(seq 1 %d); do round_order %d $r; done\n" % (rounds, n)
+        out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+        return [[int(x) for x in line.split()] for line in out.splitlines()]
+
+    def test_every_server_follows_every_other_equally_often_and_rounds_start_apart(self):
+        for n in range(1, 7):
+            rounds = 2 * n if n % 2 else n
+            with self.subTest(servers=n):
+                rows = self.rows(n, rounds)
+                self.assertEqual(rounds, len(rows))
+                for row in rows:
+                    self.assertEqual(list(range(n)), sorted(row))
+                self.assertEqual(list(range(n)), sorted(row[0] for row in rows[:n]))
+                follows = {}
+                for row in rows:
+                    for a, b in zip(row, row[1:]):
+                        follows[(a, b)] = follows.get((a, b), 0) + 1
+                self.assertEqual(n * (n - 1), len(follows))
+                self.assertEqual({2 if n % 2 else 1}, set(follows.values()) or {2 if n % 2 else 1})
+
+    def test_the_lab_three_rounds_of_four_servers_put_neither_strategy_always_first(self):
+        # knfsd, tcp, lkey, frmr on the first fabric: lkey right before frmr once, right after once
+        rows = self.rows(4, 3)
+        pairs = [(r[i], r[i + 1]) for r in rows for i in range(3)]
+        self.assertEqual(1, pairs.count((2, 3)))
+        self.assertEqual(1, pairs.count((3, 2)))
+
+
 class FlightRecordingSettings(unittest.TestCase):
     def test_runs_that_name_the_lab_settings_say_so_and_older_runs_say_profile(self):
         self.assertEqual("settings=profile", labtool.jfr_settings_text({}, short=True))

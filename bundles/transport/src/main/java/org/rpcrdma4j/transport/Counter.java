@@ -95,7 +95,12 @@ public enum Counter {
     WRITE_COMPLETIONS,
     /** Posts of RDMA READ chains (a call's chunks); the rest of {@link #SEND_POSTS} carried SENDs (replies, backward calls). */
     READ_POSTS,
-    /** Replies dropped because no send buffer was free. */
+    /**
+     * Times a send found every send buffer of its connection in use: a reply then waits, in
+     * order, until a SEND's completion frees one (counted once per episode of waiting, not per
+     * reply that waited); an RDMA_ERROR reply (ERR_VERS, ERR_CHUNK) is dropped instead and
+     * counted each time (a retransmission of the call is answered again).
+     */
     SEND_BUFFER_STARVATION,
     /** Times the send queue was full and a SEND (one per SEND) or the next READ (once per episode) had to wait. */
     SEND_QUEUE_FULL,

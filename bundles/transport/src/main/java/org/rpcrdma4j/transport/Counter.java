@@ -137,6 +137,11 @@ public enum Counter {
      * once when encoding began) are copied into staging as before.
      */
     REPLIES_ENCODED_IN_STAGING,
+    /**
+     * Replies whose RDMA WRITEs read a page or less (a 4 KiB READ's data) from the room after their
+     * SEND's own registered buffer, taking no reply staging.
+     */
+    REPLIES_WRITTEN_FROM_SEND_BUFFER,
     /** Send-queue completions in error (not counting flushes). */
     SEND_ERRORS,
     /** Posts (or polls) refused by the provider. */

@@ -20,7 +20,10 @@ public enum TransportSetting {
     REPOST_BATCH("repostBatch", 8, 1, 4096),
     /** RDMA READs in flight per connection at most (ORD), also capped by the device (Linux: 16). */
     MAX_OUTSTANDING_READS("maxOutstandingReads", 16, 1, 128),
-    /** Registered send buffers per connection: replies in flight beyond wait in order. */
+    /**
+     * Registered send buffers per connection, each followed by 4 KiB for its reply's DDP item when
+     * that is a page or less; replies in flight beyond wait in order.
+     */
     SEND_BUFFERS("sendBuffers", 16, 1, 4096),
     /**
      * READ sinks per completion loop, device and strategy; 0: as many as hold

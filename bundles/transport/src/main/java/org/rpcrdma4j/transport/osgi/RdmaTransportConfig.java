@@ -46,7 +46,8 @@ public @interface RdmaTransportConfig {
     int maxOutstandingReads() default 16;
 
     @AttributeDefinition(name = "Send buffers", min = "1", max = "4096",
-            description = "Registered send buffers per connection: replies in flight beyond this wait.")
+            description = "Registered send buffers per connection, each with 4 KiB more for its reply's DDP item "
+                    + "(a 4 KiB READ's data): replies in flight beyond this wait.")
     int sendBuffers() default 16;
 
     @AttributeDefinition(name = "Backchannel credits", min = "0", max = "256",

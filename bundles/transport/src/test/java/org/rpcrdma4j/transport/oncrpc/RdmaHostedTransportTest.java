@@ -236,6 +236,35 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void anItemOfAPageOrLessIsWrittenFromItsSendBufferAndALargerOneFromStaging() throws Exception {
+        // The item's RDMA WRITE reads the room after the SEND's own buffer when the item fits it
+        // (4 KiB: an NFS READ of a page), so such replies take no staging; one byte more and the
+        // reply's data goes through the loop's staging slab as before. Several in flight at once,
+        // each from its own send buffer, every one byte-exact.
+        RpcRdmaClient client = client();
+        int room = 4096; // SendQueue.ITEM_ROOM
+        for (int n : new int[] {1, 4093, room, room + 1, 3 * room}) {
+            long fromSendBuffer = stats().get(Counter.REPLIES_WRITTEN_FROM_SEND_BUFFER);
+            long writeChunk = stats().get(Counter.REPLIES_WRITE_CHUNK);
+            List<byte[]> expected = new ArrayList<>();
+            List<CompletableFuture<RpcReply>> inFlight = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+                expected.add(overTcp(message.duplicate()));
+                inFlight.add(client.call(CallRequest.builder(message).writeChunk((int) Xdr.roundUp(n)).build()));
+            }
+            for (int i = 0; i < inFlight.size(); i++) {
+                RpcReply reply = inFlight.get(i).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                assertEquals(n, reply.writeChunk(0).remaining(), n + ": the item went to the write chunk");
+                assertArrayEquals(expected.get(i), RpcWire.whole(reply, true), n + " reply " + i + " byte-exact");
+            }
+            assertEquals(writeChunk + 8, stats().get(Counter.REPLIES_WRITE_CHUNK), n + ": every reply by its write chunk");
+            assertEquals(fromSendBuffer + (n <= room ? 8 : 0),
+                    stats().get(Counter.REPLIES_WRITTEN_FROM_SEND_BUFFER), n + " bytes: from the send buffer or from staging");
+        }
+    }
+
+    @Test
     void repliesSizedUpFrontFromTheWriteChunkAreByteExact() throws Exception {
         // A write chunk of at most 1 MiB for a DDP-eligible reply: its memory is taken for the
         // item before the program encodes it (CallXdr.takeLargerUpFront), the reply grows nothing.

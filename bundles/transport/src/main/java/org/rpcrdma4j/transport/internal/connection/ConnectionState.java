@@ -428,7 +428,7 @@ public final class ConnectionState implements ReplyConnection, ReceivingConnecti
         usage.sendQueueSlotsInUse += parts.sendQueue.outstanding();
         if (!lifecycle.isClosed()) {
             usage.registeredBytes += (long) config.receiveContexts() * config.inlineReceiveThreshold()
-                    + (long) config.sendBuffers() * parts.sendQueue.bufferLength();
+                    + parts.sendQueue.registeredBytes();
         }
     }
 

@@ -233,9 +233,15 @@ public final class ReplySender {
         int extent = 0;
         // A reply encoded into staging (planFromStaging kept it there only if it posts from there).
         int staged = job.stagedReplyOffset();
+        boolean inSendBuffer = false;
         if (staged >= 0) {
             region = staging.registeredRegion(); // registered while the reply holds its extent
             extent = staged;
+        } else if (plan.stagingBytes() > 0 && plan.stagingBytes() <= SendQueue.ITEM_ROOM) {
+            // A page or less (a 4 KiB READ's data): from the send buffer's own room, held with it
+            region = ctx.region();
+            extent = ctx.itemOffset();
+            inSendBuffer = true;
         } else if (plan.stagingBytes() > 0) {
             try {
                 region = staging.region();
@@ -268,12 +274,12 @@ public final class ReplySender {
         ctx.carriesReply(true);
         // Counted before the post: once posted, the reply can reach the client before this
         // thread runs again, and whoever reads the statistics after the reply must see it.
-        countPosted(plan, staged >= 0, 1);
+        countPosted(plan, staged >= 0, inSendBuffer, 1);
         int bucket = latency.record(System.nanoTime() - job.receivedAt());
         try {
             sendQueue.postChain(first);
         } catch (VerbsException e) {
-            countPosted(plan, staged >= 0, -1);
+            countPosted(plan, staged >= 0, inSendBuffer, -1);
             latency.unrecord(bucket);
             // Requests before the failed one were posted and complete (flushed) on their own;
             // the WRITEs among them read the staging extent until then, so the context and its
@@ -389,13 +395,17 @@ public final class ReplySender {
      * countPosted() - count the reply about to be posted (sign 1), or take it back (sign -1).
      *
      * @param inStaging the reply was encoded into staging (its WRITEs, if any, read it there)
+     * @param inSendBuffer its WRITEs read its send buffer's item room
      */
-    private void countPosted(ReplyPlan plan, boolean inStaging, int sign) {
+    private void countPosted(ReplyPlan plan, boolean inStaging, boolean inSendBuffer, int sign) {
         counters.addOwned(Counter.SENDS, sign);
         if (plan.requests() > 1) {
             counters.addOwned(Counter.WRITES, sign * (plan.requests() - 1L));
             if (inStaging) {
                 counters.addOwned(Counter.REPLIES_ENCODED_IN_STAGING, sign);
+            }
+            if (inSendBuffer) {
+                counters.addOwned(Counter.REPLIES_WRITTEN_FROM_SEND_BUFFER, sign);
             }
         }
         counters.addOwned(plan.mode() == ReplyPlan.Mode.INLINE ? Counter.REPLIES_INLINE : Counter.REPLIES_REPLY_CHUNK, sign);

@@ -11,7 +11,8 @@ import org.rpcrdma4j.verbs.SendWorkRequest;
  * SendContext - one pooled, registered send buffer and its reusable SEND work request.
  *
  * <p>The buffer holds a transport header (and, once replies are sent, the inline RPC reply);
- * further SGEs may name other registered memory. Owned by its {@link SendQueue}; taken with
+ * further SGEs may name other registered memory. After it lie {@link SendQueue#ITEM_ROOM} more
+ * registered bytes that a reply's small DDP item is written from. Owned by its {@link SendQueue}; taken with
  * {@link SendQueue#acquire()}, given back by posting it (the completion returns it) or by
  * {@link SendQueue#abandon}. Used under the connection's send lock.
  */
@@ -48,6 +49,19 @@ public final class SendContext {
 
     int index() {
         return index;
+    }
+
+    /** @return the registered memory of the send buffer and of its item room */
+    MemoryRegion region() {
+        return region;
+    }
+
+    /**
+     * @return where in {@link #region()} this context's {@link SendQueue#ITEM_ROOM} bytes for its
+     *         reply's DDP item begin: right after the send buffer
+     */
+    int itemOffset() {
+        return offset + buffer.capacity();
     }
 
     /** @return the send buffer; write the message from index 0 */

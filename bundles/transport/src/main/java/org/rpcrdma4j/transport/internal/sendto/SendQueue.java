@@ -30,6 +30,16 @@ import org.rpcrdma4j.verbs.WorkCompletion;
  * destroyed. Used under the connection's send lock (its loop, or a worker posting its own reply).
  */
 public final class SendQueue {
+    /**
+     * Registered bytes after each send buffer, for the DDP item of the reply its SEND carries when
+     * the item is a page or less (an NFS READ of 4 KiB, the lab's random reads): the item's RDMA
+     * WRITE reads it there, so such a reply takes nothing of the loop's shared
+     * {@link StagingSlab} (whose allocation and free, under its lock, were 6 % of our server's
+     * samples for those reads in lab run 2026-12-07-1718). The room lives as long as its context:
+     * from the post until the SEND's completion retires the WRITE before it.
+     */
+    public static final int ITEM_ROOM = ReplyJob.PAGE_ITEM_ROOM;
+
     private final int depth;
     private final MemoryRegion region;
     private final SendContext[] contexts;
@@ -45,7 +55,7 @@ public final class SendQueue {
     private QueuePair queuePair;
 
     /**
-     * Registers the send buffers.
+     * Registers the send buffers, each followed by {@link #ITEM_ROOM} bytes for its reply's DDP item.
      *
      * @throws VerbsException when registration fails (nothing stays registered)
      */
@@ -55,12 +65,13 @@ public final class SendQueue {
         this.staging = staging;
         this.repliesInTransit = repliesInTransit;
         this.counters = counters;
-        this.region = pd.registerMemory(ByteBuffer.allocateDirect(buffers * bufferLength), 0);
+        int stride = bufferLength + ITEM_ROOM;
+        this.region = pd.registerMemory(ByteBuffer.allocateDirect(Math.multiplyExact(buffers, stride)), 0);
         this.contexts = new SendContext[buffers];
         this.freeStack = new int[buffers];
         this.waiting = new ArrayDeque<>(buffers);
         for (int i = 0; i < buffers; i++) {
-            contexts[i] = new SendContext(i, region, i * bufferLength, bufferLength, maxSge);
+            contexts[i] = new SendContext(i, region, i * stride, bufferLength, maxSge);
             freeStack[i] = buffers - 1 - i;
         }
         freeCount = buffers;
@@ -119,6 +130,11 @@ public final class SendQueue {
     /** @return the bytes of each send buffer: the most a SEND may carry */
     public int bufferLength() {
         return contexts[0].buffer().capacity();
+    }
+
+    /** @return the bytes this queue registered: every send buffer with its item room */
+    public long registeredBytes() {
+        return region.buffer().capacity();
     }
 
     /**

@@ -7,15 +7,23 @@ import java.util.Arrays;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.dcache.oncrpc4j.xdr.XdrAble;
+import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
+import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrOpaque;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.memory.ByteBufferArray;
 import org.rpcrdma4j.transport.spi.UpperLayerBinding;
 
 /**
  * BenchProgram - the oncrpc4j program both transports serve: NULL; ECHO of an opaque; READ(n)
  * answering the first n bytes of a fixed {@value #MAX_READ_BYTES}-byte pattern as an opaque, the
- * shape of an NFS READ reply (its data a DDP-eligible item, see {@link #BINDING}).
+ * shape of an NFS READ reply (its data a DDP-eligible item, see {@link #BINDING}); WRITE of an
+ * opaque, the shape of an NFS WRITE (over RDMA its data comes in a read chunk), read where the
+ * call holds it as the NFS programs read theirs, and answered with its length.
  *
  * <p>The READ data are built once, so a call costs the transport's work and oncrpc4j's encoding,
  * not the program's. Threading: stateless apart from that immutable array; any worker may run it.
@@ -26,6 +34,7 @@ final class BenchProgram implements RpcDispatchable {
     static final int NULL = 0;
     static final int ECHO = 1;
     static final int READ = 2;
+    static final int WRITE = 3;
     /** Longest READ reply the program serves. */
     static final int MAX_READ_BYTES = 1 << 20;
 
@@ -79,7 +88,51 @@ final class BenchProgram implements RpcDispatchable {
                 }
                 call.reply(new XdrOpaque(n.intValue() == MAX_READ_BYTES ? data : Arrays.copyOf(data, n.intValue())));
             }
+            case WRITE -> {
+                WriteArguments written = new WriteArguments();
+                call.retrieveCall(written);
+                call.reply(new XdrInt(written.length));
+            }
             default -> call.failProcedureUnavailable();
+        }
+    }
+
+    /**
+     * A WRITE's argument, decoded as the NFS programs decode their data (Xdr3.decodeData): the
+     * length inline, the bytes read in place through the call's buffer, never copied out: over
+     * RDMA where the RDMA READ put them. Every byte is summed, as a write reads every byte.
+     */
+    static final class WriteArguments implements XdrAble {
+        int length;
+        long sum;
+
+        @Override
+        public void xdrDecode(XdrDecodingStream in) throws OncRpcException, IOException {
+            length = in.xdrDecodeInt();
+            if (length < 0 || length > MAX_READ_BYTES) {
+                throw new IOException("WRITE of " + length + " bytes: garbage arguments");
+            }
+            Buffer buffer = ((Xdr) in).asBuffer();
+            int start = buffer.position();
+            ByteBufferArray pieces = buffer.toByteBufferArray(start, start + length);
+            try {
+                ByteBuffer[] array = pieces.getArray();
+                for (int i = 0; i < pieces.size(); i++) {
+                    ByteBuffer piece = array[i];
+                    for (int at = piece.position(); at < piece.limit(); at++) {
+                        sum += piece.get(at);
+                    }
+                }
+            } finally {
+                pieces.restore();
+                pieces.recycle();
+            }
+            buffer.position(start + length + org.rpcrdma4j.codec.Xdr.padding(length));
+        }
+
+        @Override
+        public void xdrEncode(XdrEncodingStream out) {
+            throw new UnsupportedOperationException("an argument, never encoded");
         }
     }
 }

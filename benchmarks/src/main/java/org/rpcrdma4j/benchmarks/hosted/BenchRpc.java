@@ -58,6 +58,16 @@ final class BenchRpc {
         return header(BenchProgram.READ, 4).putInt(count).flip();
     }
 
+    /** @return a WRITE call of {@code data}, XDR-padded; its data starts at {@link #WRITE_DATA_OFFSET} */
+    static ByteBuffer writeCall(byte[] data) {
+        ByteBuffer b = header(BenchProgram.WRITE, 4 + (int) Xdr.roundUp(data.length));
+        b.putInt(data.length).put(data);
+        return b.position(b.capacity()).flip();
+    }
+
+    /** Where a WRITE call's data begins (after its length word): its read chunk's XDR position over RDMA. */
+    static final int WRITE_DATA_OFFSET = RpcMessage.NULL_AUTH_CALL_HEADER_BYTES + Integer.BYTES;
+
     /** setXid() - the next call's xid, written in place (the buffer MUST NOT be in flight). */
     static void setXid(ByteBuffer call, int xid) {
         call.putInt(RpcMessage.XID_OFFSET, xid);

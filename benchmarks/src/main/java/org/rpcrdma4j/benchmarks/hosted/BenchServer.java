@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.rpcrdma4j.registration.lkey.LkeyRegistrationStrategy;
 import org.rpcrdma4j.server.HostServer;
 import org.rpcrdma4j.server.tcp.OncRpcTcpTransport;
 import org.rpcrdma4j.transport.TransportConfig;
@@ -71,6 +72,8 @@ final class BenchServer implements AutoCloseable {
                             .config(TransportConfig.builder().completionSpinMicros(spinMicros).build())
                             .build();
                     rdma.addBinding(binding);
+                    // the lab's strategy, for calls with read chunks (WRITEs): as Karaf offers it
+                    rdma.addStrategy(new LkeyRegistrationStrategy());
                     host.addTransport(rdma);
                     return new BenchServer(fabric, host, rdma, null, spinMicros);
                 }

@@ -107,6 +107,9 @@ final class RdmaChannel implements RpcChannel {
         if (workload.ddpBytes > 0) {
             request.writeChunk(sink(slot, workload.ddpBytes));
         }
+        if (workload.callItemBytes > 0) {
+            request.readChunk(BenchRpc.WRITE_DATA_OFFSET, workload.callItemBytes);
+        }
         return request.build();
     }
 

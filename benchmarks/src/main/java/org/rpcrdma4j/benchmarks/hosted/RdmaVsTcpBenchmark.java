@@ -24,6 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *     and {@value #IN_FLIGHT} in flight on the one connection (score per call).</li>
  * <li>Small READs, as the lab's random reads: {@value #SMALL_READ_BYTES} bytes,
  *     {@value #IN_FLIGHT} in flight, the data by RDMA WRITE over RDMA.</li>
+ * <li>Small WRITEs, as the lab's random writes: {@value #SMALL_READ_BYTES} bytes,
+ *     {@value #IN_FLIGHT} in flight, the data in a read chunk over RDMA (pulled by RDMA READ).</li>
  * <li>Bulk replies: READ of {@value #READ_BYTES} bytes, one at a time. Over RDMA the client offers
  *     a write chunk and the program's binding marks the data DDP-eligible, so the server moves
  *     it by RDMA WRITE and only a 28-byte reduced reply goes inline. MB/s = ops/s x 1.048576.</li>
@@ -50,13 +52,18 @@ public class RdmaVsTcpBenchmark extends RoundTripBenchmark {
     private Workload read;
     private Workload smallRead;
     private Workload smallReadsInFlight;
+    private Workload smallWrite;
+    private Workload smallWritesInFlight;
 
     @Override
     RpcChannel connect(BenchServer server) throws Exception {
         read = Workload.readCalls(READ_BYTES, 1);
         smallRead = Workload.readCalls(SMALL_READ_BYTES, 1);
         smallReadsInFlight = Workload.readCalls(SMALL_READ_BYTES, IN_FLIGHT);
-        return server.connect(IN_FLIGHT, echo.calls[0].remaining(), read.replyLength);
+        smallWrite = Workload.writeCalls(SMALL_READ_BYTES, 1);
+        smallWritesInFlight = Workload.writeCalls(SMALL_READ_BYTES, IN_FLIGHT);
+        return server.connect(IN_FLIGHT, Math.max(echo.calls[0].remaining(), smallWrite.calls[0].remaining()),
+                read.replyLength);
     }
 
     /** One READ of {@value #READ_BYTES} bytes (over RDMA: RDMA WRITE into the client's write chunk). */
@@ -76,10 +83,22 @@ public class RdmaVsTcpBenchmark extends RoundTripBenchmark {
         run(smallReadsInFlight);
     }
 
+    /**
+     * {@value #IN_FLIGHT} WRITEs of {@value #SMALL_READ_BYTES} bytes sent at once, then their
+     * replies: the host's counterpart of the lab's 4 KiB random writes (over RDMA each call's data
+     * goes in a read chunk, as the Linux client sends a page of WRITE data, and the server pulls it
+     * with RDMA READ before the program runs).
+     */
+    @Benchmark
+    @OperationsPerInvocation(IN_FLIGHT)
+    public void write4KiBx8InFlight() throws Exception {
+        run(smallWritesInFlight);
+    }
+
     /** One call of every kind, each whole reply compared byte for byte with the expected one. */
     @Override
     void check(String when) throws Exception {
-        for (Workload w : List.of(nullCall, echo, read, smallRead)) {
+        for (Workload w : List.of(nullCall, echo, read, smallRead, smallWrite)) {
             byte[] expected = BenchRpc.expectedReply(xid, w.results);
             byte[] actual = channel.wholeReply(w, xid);
             xid++;

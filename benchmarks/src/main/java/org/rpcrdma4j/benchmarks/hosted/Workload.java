@@ -34,8 +34,18 @@ final class Workload {
      * chunk's bytes back.
      */
     final boolean itemLast;
+    /**
+     * Bytes of the call's data a client moves into a read chunk (an NFS WRITE's, pulled by the
+     * server with RDMA READ), 0 for none; they start at {@link BenchRpc#WRITE_DATA_OFFSET}.
+     */
+    final int callItemBytes;
 
     private Workload(String name, int inFlight, Supplier<ByteBuffer> call, byte[] results, int ddpBytes) {
+        this(name, inFlight, call, results, ddpBytes, 0);
+    }
+
+    private Workload(String name, int inFlight, Supplier<ByteBuffer> call, byte[] results, int ddpBytes,
+            int callItemBytes) {
         this.name = name;
         this.calls = new ByteBuffer[inFlight];
         for (int i = 0; i < inFlight; i++) {
@@ -47,6 +57,7 @@ final class Workload {
         this.ddpBytes = ddpBytes;
         this.beforeSend = call0 -> { };
         this.itemLast = false;
+        this.callItemBytes = callItemBytes;
     }
 
     private Workload(String name, ByteBuffer call, int replyLength, int firstResult, int ddpBytes,
@@ -59,6 +70,7 @@ final class Workload {
         this.ddpBytes = ddpBytes;
         this.beforeSend = beforeSend;
         this.itemLast = true;
+        this.callItemBytes = 0;
     }
 
     /**
@@ -89,6 +101,13 @@ final class Workload {
     static Workload readCalls(int size, int inFlight) {
         return new Workload("READ " + size + " x" + inFlight, inFlight, () -> BenchRpc.readCall(size),
                 BenchRpc.opaqueResults(BenchRpc.pattern(size)), size);
+    }
+
+    /** @return WRITE calls of {@code size} bytes, {@code inFlight} at once, the data in a read chunk over RDMA */
+    static Workload writeCalls(int size, int inFlight) {
+        byte[] data = BenchRpc.pattern(size);
+        return new Workload("WRITE " + size + " x" + inFlight, inFlight, () -> BenchRpc.writeCall(data),
+                ByteBuffer.allocate(4).putInt(size).array(), 0, size);
     }
 
     int inFlight() {

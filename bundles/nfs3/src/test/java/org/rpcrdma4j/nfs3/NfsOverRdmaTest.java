@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -183,6 +184,41 @@ class NfsOverRdmaTest extends ServerTestBase {
         assertEquals(Nfs3.NFS3_OK, w.getInt(0), "WRITE");
         assertArrayEquals(data, Files.readAllBytes(exportDir.resolve("target")), "byte-exact on disk");
         assertTrue(rdma.statistics().get(Counter.READS) >= 1, "the data came by RDMA READ");
+    }
+
+    @Test
+    void writesWhoseCallsAreCopiedIntoOneBufferOrDecodedInPiecesLandAlike() throws Exception {
+        // A WRITE's data in a read chunk: a call body up to 9 KiB (CallTransport.FLAT_BODY_LIMIT)
+        // is copied into one buffer of its call transport before the program decodes it, a larger
+        // one is decoded across its pieces in place. Sizes around that limit, rising, so a reused
+        // buffer meets a longer body than the one before it; each at its own offset of the file,
+        // which must then hold every byte.
+        Files.write(exportDir.resolve("target"), new byte[0]);
+        Files.setPosixFilePermissions(exportDir.resolve("target"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        byte[] fh = mountAndLookup("target");
+        int flatLimit = 8192 + 1024;
+        int dataOffset = call(Nfs3.PROGRAM, Nfs3.NFSPROC3_WRITE, concat(opaque(fh), ints(0, 0, 0, Nfs3.FILE_SYNC),
+                ints(0))).remaining();
+        int atLimit = flatLimit - dataOffset;
+        ByteBuffer expected = ByteBuffer.allocate(1 << 20);
+        long offset = 0;
+        long reads = rdma.statistics().get(Counter.READS);
+        for (int n : new int[] {1, 3, 4096, atLimit - 4, atLimit, atLimit + 1, atLimit + 4, 65536}) {
+            byte[] data = new byte[n];
+            for (int i = 0; i < n; i++) {
+                data[i] = (byte) (i * 7 + n);
+            }
+            byte[] head = concat(opaque(fh), ints(offset >>> 32, offset, n, Nfs3.FILE_SYNC));
+            ByteBuffer message = call(Nfs3.PROGRAM, Nfs3.NFSPROC3_WRITE, concat(head, opaque(data)));
+            RpcReply write = rdmaClient.call(CallRequest.builder(message).readChunk(dataOffset, n).build(), TIMEOUT);
+            ByteBuffer w = results(write);
+            assertEquals(Nfs3.NFS3_OK, w.getInt(0), "WRITE of " + n + " bytes");
+            expected.put((int) offset, data);
+            offset += n;
+        }
+        byte[] onDisk = Files.readAllBytes(exportDir.resolve("target"));
+        assertArrayEquals(Arrays.copyOf(expected.array(), (int) offset), onDisk, "every WRITE byte-exact on disk");
+        assertTrue(rdma.statistics().get(Counter.READS) >= reads + 8, "each WRITE's data came by RDMA READ");
     }
 
     @Test

@@ -265,6 +265,27 @@ class RdmaHostedTransportTest {
     }
 
     @Test
+    void aReplyChunkReplyOfAPageOrLessIsWrittenFromItsSendBufferAndALargerOneFromStaging() throws Exception {
+        // A client that receives 1 KiB inline gets longer replies through its reply chunk: the
+        // whole reply is written there, from the room after the SEND's buffer when it fits in a
+        // page (the same room a small DDP item uses), else from staging; all byte-exact.
+        RpcRdmaClient client = client(ClientConfig.builder().progressThread(true).receiveInlineSize(1024).build());
+        for (int n : new int[] {2000, 4000, 4096, 8000}) {
+            long fromSendBuffer = stats().get(Counter.REPLIES_WRITTEN_FROM_SEND_BUFFER);
+            long replyChunk = stats().get(Counter.REPLIES_REPLY_CHUNK);
+            ByteBuffer message = call(BulkProgram.BULK, RpcWire.intArgument(n));
+            byte[] expected = overTcp(message.duplicate());
+            RpcReply reply = client.call(CallRequest.builder(message).replyChunk(16 * 1024).build(), TIMEOUT);
+            assertEquals(RpcRdma.RDMA_NOMSG, reply.proc(), n + ": through the reply chunk");
+            assertArrayEquals(expected, RpcWire.whole(reply, false), n + ": byte-exact");
+            assertEquals(replyChunk + 1, stats().get(Counter.REPLIES_REPLY_CHUNK));
+            boolean fits = expected.length <= 4096; // SendQueue.ITEM_ROOM
+            assertEquals(fromSendBuffer + (fits ? 1 : 0), stats().get(Counter.REPLIES_WRITTEN_FROM_SEND_BUFFER),
+                    n + " (a reply of " + expected.length + " bytes): from the send buffer or from staging");
+        }
+    }
+
+    @Test
     void repliesSizedUpFrontFromTheWriteChunkAreByteExact() throws Exception {
         // A write chunk of at most 1 MiB for a DDP-eligible reply: its memory is taken for the
         // item before the program encodes it (CallXdr.takeLargerUpFront), the reply grows nothing.

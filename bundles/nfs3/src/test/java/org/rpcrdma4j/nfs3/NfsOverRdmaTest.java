@@ -187,19 +187,18 @@ class NfsOverRdmaTest extends ServerTestBase {
     }
 
     @Test
-    void writesWhoseCallsAreCopiedIntoOneBufferOrDecodedInPiecesLandAlike() throws Exception {
-        // A WRITE's data in a read chunk: a call body up to 9 KiB (CallTransport.FLAT_BODY_LIMIT)
-        // is copied into one buffer of its call transport before the program decodes it, a larger
-        // one is decoded across its pieces in place. Sizes around that limit, rising, so a reused
-        // buffer meets a longer body than the one before it; each at its own offset of the file,
-        // which must then hold every byte.
+    void writesOfEverySizeThroughAReadChunkLandByteExact() throws Exception {
+        // A WRITE's data in a read chunk, its call decoded across its pieces (inline head, READ
+        // sink): sizes from a byte to 64 KiB, rising, around 9 KiB of call body too (where a copy
+        // into one buffer was tried, session 34: slower on a real CPU, reverted); each at its own
+        // offset of the file, which must then hold every byte.
         Files.write(exportDir.resolve("target"), new byte[0]);
         Files.setPosixFilePermissions(exportDir.resolve("target"), java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
         byte[] fh = mountAndLookup("target");
-        int flatLimit = 8192 + 1024;
+        int bodyOf9KiB = 8192 + 1024;
         int dataOffset = call(Nfs3.PROGRAM, Nfs3.NFSPROC3_WRITE, concat(opaque(fh), ints(0, 0, 0, Nfs3.FILE_SYNC),
                 ints(0))).remaining();
-        int atLimit = flatLimit - dataOffset;
+        int atLimit = bodyOf9KiB - dataOffset;
         ByteBuffer expected = ByteBuffer.allocate(1 << 20);
         long offset = 0;
         long reads = rdma.statistics().get(Counter.READS);

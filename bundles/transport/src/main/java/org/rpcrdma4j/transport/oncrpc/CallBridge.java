@@ -40,9 +40,8 @@ import org.slf4j.LoggerFactory;
  * loop thread that received it ({@link ReceivedCall#runOnReceivingThread}: no hand-off) or hand
  * it to a worker: at most one hand-off. Whichever thread runs it decodes the RPC header and
  * credentials, runs the program, and sends its reply. oncrpc4j's {@link Xdr} reads the body where
- * it was received (the registered receive buffer, the READ sinks): the body is never copied (but
- * for a small body in pieces, {@link CallTransport#FLAT_BODY_LIMIT}, copied once into one buffer),
- * and the call is released only once its reply is sent. So what a connection holds, received and queued and running, is bounded by the
+ * it was received (the registered receive buffer, the READ sinks): the body is never copied, and
+ * the call is released only once its reply is sent. So what a connection holds, received and queued and running, is bounded by the
  * receive contexts it was given (a multiple of its credits): a client that ignores its credits
  * meets RNR, not a server that buffers for it.
  *

@@ -38,25 +38,8 @@ final class CallTransport extends ConnectionTransport implements Runnable {
     private final CallBridge bridge;
     /** The pool this transport returns to; null for one made beyond the pool's bound. */
     private final BoundedPool<CallTransport> pool;
-    /**
-     * Most bytes of a call body in several pieces (a call with read chunks: an NFS WRITE of a page
-     * or two, its data pulled into a READ sink between the inline parts) that are copied into one
-     * buffer of this transport's, {@link #flat}, before the program decodes them: decoding across
-     * a Grizzly composite of the pieces costs a composite and a wrapper per piece per call, and a
-     * binary search over the pieces per word read; for a 4 KiB WRITE those were 8-10 % of our
-     * server's JFR samples in the lab's random writes (run 2026-12-07-1718), more than copying
-     * its ~4.2 KB once. Larger bodies (a 1 MiB WRITE) are read in place, never copied.
-     */
-    static final int FLAT_BODY_LIMIT = 8192 + 1024;
-
     private final CallXdr xdr = new CallXdr();
     private final BodyWrapper body = new BodyWrapper();
-    /**
-     * This transport's copy of a small body in pieces ({@link #FLAT_BODY_LIMIT} bytes of direct
-     * memory, so a program's file write from it needs no bounce copy), made on first need. Valid
-     * for the call it holds until the transport's last hold is given back.
-     */
-    private ByteBuffer flat;
     /** The last length boxed for a send handler, reused while replies keep their length. */
     private Integer boxedLength;
     private final AtomicInteger holds = new AtomicInteger();
@@ -134,40 +117,7 @@ final class CallTransport extends ConnectionTransport implements Runnable {
             ByteBuffer view = views.get(0);
             return xdr.begin(body.wrap(view), view.position(), reply, itemBytes);
         }
-        ByteBuffer flattened = flatten(views);
-        if (flattened != null) {
-            return xdr.begin(body.wrap(flattened), 0, reply, itemBytes);
-        }
         return xdr.begin(bridge.wrap(views), 0, reply, itemBytes);
-    }
-
-    /**
-     * flatten() - a body in pieces of at most {@link #FLAT_BODY_LIMIT} bytes, copied in order into
-     * {@link #flat}.
-     *
-     * @return the copy, from 0 to its length; null when the body is larger (read it in place)
-     */
-    private ByteBuffer flatten(List<ByteBuffer> views) {
-        long length = 0;
-        for (int i = 0; i < views.size(); i++) {
-            length += views.get(i).remaining();
-        }
-        if (length > FLAT_BODY_LIMIT) {
-            return null;
-        }
-        ByteBuffer to = flat;
-        if (to == null) {
-            to = ByteBuffer.allocateDirect(FLAT_BODY_LIMIT);
-            flat = to;
-        }
-        to.clear();
-        int at = 0;
-        for (int i = 0; i < views.size(); i++) {
-            ByteBuffer view = views.get(i);
-            to.put(at, view, view.position(), view.remaining());
-            at += view.remaining();
-        }
-        return to.limit(at).position(0);
     }
 
     PendingReply reply() {

@@ -32,7 +32,9 @@ class ScaleRunTest {
         assertEquals(0, r.serverReceiveStarvation(), "every connection's receives were reposted");
         assertEquals(0, r.serverSendBufferStarvation());
         TransportConfig c = TransportConfig.DEFAULTS;
-        long perConnection = (long) c.receiveContexts() * c.inlineReceiveThreshold() + (long) c.sendBuffers() * c.maxInlineSend();
+        int sendBufferPageRoom = 4096; // SendQueue.ITEM_ROOM: after each send buffer, for a reply's DDP item of a page
+        long perConnection = (long) c.receiveContexts() * c.inlineReceiveThreshold()
+                + (long) c.sendBuffers() * (c.maxInlineSend() + sendBufferPageRoom);
         assertEquals(CONNECTIONS * perConnection, r.registeredBytes(),
                 "per connection its receive and send buffers; no pool registered (no READ, no large reply)");
     }

@@ -7,15 +7,13 @@ import java.util.Arrays;
 import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrAble;
 import org.dcache.oncrpc4j.xdr.XdrDecodingStream;
 import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 import org.dcache.oncrpc4j.xdr.XdrInt;
 import org.dcache.oncrpc4j.xdr.XdrOpaque;
 import org.dcache.oncrpc4j.xdr.XdrVoid;
-import org.glassfish.grizzly.Buffer;
-import org.glassfish.grizzly.memory.ByteBufferArray;
+import org.rpcrdma4j.nfs3.internal.Xdr3;
 import org.rpcrdma4j.transport.spi.UpperLayerBinding;
 
 /**
@@ -98,9 +96,9 @@ final class BenchProgram implements RpcDispatchable {
     }
 
     /**
-     * A WRITE's argument, decoded as the NFS programs decode their data (Xdr3.decodeData): the
-     * length inline, the bytes read in place through the call's buffer, never copied out: over
-     * RDMA where the RDMA READ put them. Every byte is summed, as a write reads every byte.
+     * A WRITE's argument, decoded by the NFS programs' own {@link Xdr3#decodeData}: the length
+     * inline, the bytes as views of the call's buffer, never copied out: over RDMA where the RDMA
+     * READ put them. Every byte is summed, as a write reads every byte.
      */
     static final class WriteArguments implements XdrAble {
         int length;
@@ -108,26 +106,13 @@ final class BenchProgram implements RpcDispatchable {
 
         @Override
         public void xdrDecode(XdrDecodingStream in) throws OncRpcException, IOException {
-            length = in.xdrDecodeInt();
-            if (length < 0 || length > MAX_READ_BYTES) {
-                throw new IOException("WRITE of " + length + " bytes: garbage arguments");
-            }
-            Buffer buffer = ((Xdr) in).asBuffer();
-            int start = buffer.position();
-            ByteBufferArray pieces = buffer.toByteBufferArray(start, start + length);
-            try {
-                ByteBuffer[] array = pieces.getArray();
-                for (int i = 0; i < pieces.size(); i++) {
-                    ByteBuffer piece = array[i];
-                    for (int at = piece.position(); at < piece.limit(); at++) {
-                        sum += piece.get(at);
-                    }
+            ByteBuffer[] pieces = Xdr3.decodeData(in, MAX_READ_BYTES);
+            for (ByteBuffer piece : pieces) {
+                for (int at = piece.position(); at < piece.limit(); at++) {
+                    sum += piece.get(at);
                 }
-            } finally {
-                pieces.restore();
-                pieces.recycle();
+                length += piece.remaining();
             }
-            buffer.position(start + length + org.rpcrdma4j.codec.Xdr.padding(length));
         }
 
         @Override

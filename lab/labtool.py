@@ -625,7 +625,7 @@ def job_medians(rs):
     # user mode of the server's threads (their sums, one consistent account: the process's own
     # user/system split is apportioned differently by the kernel) less the compilers' user time;
     # kernel: their system time less the compilers'; only where the records have the compilers' user time
-    user = [(r, user_seconds(r), r["sys"] - (r["jit"] - r["jituser"])) for r in cost if user_seconds(r) is not None]
+    user = [(r, u, r["sys"] - (r["jit"] - r["jituser"])) for r in cost if (u := user_seconds(r)) is not None]
     m["u_kop"] = median([u / (r["ops"] / 1e3) for r, u, _ in user if r["ops"]])
     m["u_gb"] = median([u / (r["bytes"] / 1e9) for r, u, _ in user if r["bytes"]])
     m["k_kop"] = median([k / (r["ops"] / 1e3) for r, _, k in user if r["ops"]])

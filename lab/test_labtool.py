@@ -166,7 +166,8 @@ class RoundOrder(unittest.TestCase):
                     for a, b in zip(row, row[1:]):
                         follows[(a, b)] = follows.get((a, b), 0) + 1
                 self.assertEqual(n * (n - 1), len(follows))
-                self.assertEqual({2 if n % 2 else 1}, set(follows.values()) or {2 if n % 2 else 1})
+                if follows:  # one server follows nobody
+                    self.assertEqual({2 if n % 2 else 1}, set(follows.values()))
 
     def test_the_lab_three_rounds_of_four_servers_put_neither_strategy_always_first(self):
         # knfsd, tcp, lkey, frmr on the first fabric: lkey right before frmr once, right after once

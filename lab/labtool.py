@@ -1001,6 +1001,53 @@ def warm_up_section(run):
     w("")
 
 
+def runs_jit_lines(run):
+    """Issue #33's bar (c) run by run, for runs made with LAB_JIT_RERUNS (meta jit_reruns): our
+    JVM's compiler threads' share of one vCPU during each measured run (the run record's ticks,
+    /proc), per server, and the runs repeated because of it (unsettled records)."""
+    w, reruns = run.w, run.meta.get("jit_reruns", "")
+    if reruns == "":
+        return
+    per_key, order = {}, []
+    for r in run.runs:
+        if not r.key or r.key.startswith(("knfsd", "switch", "nfs4.switch")) or r.rc != "0":
+            continue
+        try:
+            pct = 100.0 * float(r.jit) / run.hz / (float(r.t1) - float(r.t0))
+        except (ValueError, ZeroDivisionError):
+            continue
+        if r.key not in per_key:
+            per_key[r.key] = {"pcts": [], "repeats": 0, "repeated": set()}
+            order.append(r.key)
+        per_key[r.key]["pcts"].append(pct)
+    for u in run.of("unsettled"):
+        if u.key in per_key:
+            per_key[u.key]["repeats"] += 1
+            per_key[u.key]["repeated"].add((u.job, u.rep))
+    if not per_key:
+        return
+    runs = sum(len(v["pcts"]) for v in per_key.values())
+    under = sum(1 for v in per_key.values() for p in v["pcts"] if p < SETTLED_PCT)
+    repeats = sum(v["repeats"] for v in per_key.values())
+    repeated = sum(len(v["repeated"]) for v in per_key.values())
+    w("### The JIT during each measured run")
+    w("")
+    w("Our JVM's compiler threads' CPU in each measured run's window (its ticks in /proc, as in the CPU tables), "
+      "against the bar's %.0f %% of one vCPU: **%d of %d runs under it**. A run at or above it was run again once the "
+      "compilers were quiet (2 s windows, at most 30 s), at most %s times (`LAB_JIT_RERUNS`); the last attempt is "
+      "the one measured, whatever its JIT: %d run(s) were repeated, %d repeat(s) in all." % (
+          SETTLED_PCT, under, runs, reruns, repeated, repeats))
+    w("")
+    w("| server | measured runs | under %.0f %% | JIT median | JIT max | runs repeated | repeats |" % SETTLED_PCT)
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for k in order:
+        v = per_key[k]
+        w("| %s | %d | %d | %.1f %% | %.1f %% | %d | %d |" % (
+            label(k), len(v["pcts"]), sum(1 for p in v["pcts"] if p < SETTLED_PCT), median(v["pcts"]),
+            max(v["pcts"]), len(v["repeated"]), v["repeats"]))
+    w("")
+
+
 def jfr_windows(run):
     """The measured windows of our JVM [(server/job, start, end)], epoch seconds as recorded:
     fio's runs (not the switch jobs) and the idle windows."""
@@ -2045,6 +2092,7 @@ def report(args):
     fio_fail, med = throughput_sections(run, ran)
     idle_section(run)
     warm_up_section(run)
+    runs_jit_lines(run)
     jfr_sections(run, ran, med)
     bad = data_checks_section(run)
     bad_faults = faults_section(run)

@@ -45,6 +45,9 @@ KINDS = {
     "check": Kind(("key", "name", "result", "detail"), 3, "a data check of a server: ok or FAIL"),
     "run": Kind(("key", "job", "rep", "fio", "rc", "t0", "t1") + CPU_FIELDS, 2,
                 "one measured fio job: its JSON output, exit code, epoch window and CPU ticks"),
+    "unsettled": Kind(("key", "job", "rep", "attempt", "t0", "t1", "jit_pct"), 7,
+                      "a measured fio job run again: our JVM's compiler threads used jit_pct % of one vCPU "
+                      "during it (attempt: 1, 2, ...; the job's run record is the last attempt)"),
     "warm": Kind(("key", "slices", "t0", "t1", "jit_pct"), 5,
                  "a server's warm-up: slices run, epoch window, JIT % of one vCPU in the last slice"),
     "idle": Kind(("key", "t0", "t1") + CPU_FIELDS, 7, "20 s of a mounted, quiet server: epoch window, CPU ticks"),

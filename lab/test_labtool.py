@@ -177,6 +177,93 @@ class RoundOrder(unittest.TestCase):
         self.assertEqual(1, pairs.count((3, 2)))
 
 
+class JitReruns(unittest.TestCase):
+    """The workload's fio_run, run by bash from the script itself with fio, the clock and the CPU
+    snapshots stubbed: a measured run of our JVM during which the compilers used 5 % of a vCPU or
+    more is recorded as unsettled and run again, at most JIT_RERUNS times."""
+
+    @staticmethod
+    def fio_run(jit_ticks, kind="jvm", reruns=2):
+        """results.tsv's records after one fio_run; jit_ticks: the compilers' ticks in each
+        successive 10 s window (fio runs and jit_quiet's waits alike, in the order they come)."""
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            text = f.read()
+        fns = "\n".join(re.search(r"(?ms)^%s\(\) \{.*?^\}$" % n, text).group(0)
+                        for n in ("cpu_delta", "jit_pct", "jit_unsettled", "jit_quiet", "fio_run"))
+        settled = re.search(r"(?m)^JIT_SETTLED_PCT=.*$", text).group(0)
+        with tempfile.TemporaryDirectory() as tmp:
+            snaps, total = ["0 0 0 0"], 0
+            for t in jit_ticks:
+                total += t
+                snaps.append("0 0 0 %d" % total)
+            with open(os.path.join(tmp, "snaps"), "w", encoding="utf-8") as f:
+                # each window reads two snapshots: its start (the last one's end) and its end
+                f.write("\n".join(s for pair in zip(snaps, snaps[1:]) for s in pair) + "\n")
+            script = """
+T=%s; R=$T; RES=$T/results.tsv; CLK_TCK=100; FIO_RUNTIME=15; FIO_COMMON=; MNT=$T; SRV_KIND=%s; JIT_RERUNS=%d
+echo 0 > $T/i; echo 0 > $T/e
+rec() { local IFS=$'\\t'; echo "$*" >> $RES; }
+check() { echo "check $*"; }
+nfs_mounted() { return 0; }
+job_opts() { :; }
+timeout() { shift 3; "$@"; }
+fio() { :; }
+sleep() { :; }
+epoch() { local n; n=$(cat $T/e); echo $((n + 10)) > $T/e; echo $n; }
+cpu_snap() { local i; i=$(cat $T/i); echo $((i + 1)) > $T/i; sed -n "$((i + 1))p" $T/snaps | tr ' ' '\\t'; }
+%s
+%s
+fio_run lkey.rxe randread 2
+cat $RES
+""" % (tmp, kind, reruns, settled, fns)
+            out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+        return [line.split("\t") for line in out.splitlines() if line.startswith(("run\t", "unsettled\t"))]
+
+    def test_a_run_the_jit_disturbed_is_run_again_once_it_is_quiet(self):
+        # 10 % in the first run, 0.1 % in the wait, 0.1 % in the second run
+        recs = self.fio_run([100, 1, 1])
+        self.assertEqual(["unsettled", "run"], [r[0] for r in recs])
+        self.assertEqual(["unsettled", "lkey.rxe", "randread", "2", "1", "0", "10", "10.0"], recs[0])
+        run = recs[1]
+        self.assertEqual(["lkey.rxe", "randread", "2", "fio/lkey.rxe-randread-2.json", "0"], run[1:6])
+        self.assertEqual("1", run[11], "the kept run's own compiler ticks")
+
+    def test_repeats_stop_at_the_bound_and_keep_the_last_attempt(self):
+        recs = self.fio_run([100, 1, 100, 1, 70], reruns=2)
+        self.assertEqual(["unsettled", "unsettled", "run"], [r[0] for r in recs])
+        self.assertEqual(["1", "2"], [r[4] for r in recs[:2]])
+        self.assertEqual("70", recs[2][11])
+
+    def test_a_run_under_the_bound_knfsd_and_no_repeats_run_once(self):
+        self.assertEqual(["run"], [r[0] for r in self.fio_run([49])])  # 4.9 %
+        self.assertEqual(["run"], [r[0] for r in self.fio_run([100], kind="nfsd")])
+        self.assertEqual(["run"], [r[0] for r in self.fio_run([100], reruns=0)])
+
+    def test_the_report_counts_runs_under_the_bound_and_the_repeats_per_server(self):
+        cpu = lambda jit: ["0", "0", "0", str(jit)] + ["0"] * 7
+        lines = ["info\tclk_tck\t100"]
+        for key, ticks in (("lkey.rxe", [10, 30, 70]), ("tcp", [20])):
+            for i, t in enumerate(ticks):
+                lines.append("\t".join(["run", key, "randread", str(i + 1), "f.json", "0", "100", "110"] + cpu(t)))
+        lines.append("unsettled\tlkey.rxe\trandread\t3\t1\t80\t90\t12.0")
+        lines.append("unsettled\tlkey.rxe\trandread\t3\t2\t90\t100\t9.0")
+        lines.append("run\tknfsd.rxe\trandread\t1\tf.json\t0\t100\t110\t" + "\t".join(cpu(90)))
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "results.tsv"), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            run = labtool.Run(tmp, {"jit_reruns": "2", "fabrics": "rxe"})
+            labtool.runs_jit_lines(run)
+            text = "\n".join(run.lines)
+            self.assertIn("**3 of 4 runs under it**", text)
+            self.assertIn("1 run(s) were repeated, 2 repeat(s) in all", text)
+            self.assertIn("| our RDMA lkey/rxe | 3 | 2 | 3.0 % | 7.0 % | 1 | 2 |", text)
+            self.assertIn("| our TCP | 1 | 1 | 2.0 % | 2.0 % | 0 | 0 |", text)
+            self.assertNotIn("knfsd", text)
+            older = labtool.Run(tmp, {"fabrics": "rxe"})
+            labtool.runs_jit_lines(older)
+            self.assertEqual([], older.lines, "runs made before LAB_JIT_RERUNS get no such section")
+
+
 class FlightRecordingSettings(unittest.TestCase):
     def test_runs_that_name_the_lab_settings_say_so_and_older_runs_say_profile(self):
         self.assertEqual("settings=profile", labtool.jfr_settings_text({}, short=True))

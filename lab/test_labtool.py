@@ -264,6 +264,31 @@ cat $RES
             self.assertEqual([], older.lines, "runs made before LAB_JIT_RERUNS get no such section")
 
 
+class HardwareCounterSnapshot(unittest.TestCase):
+    """The workload's hw_snapshot, run by bash from the script itself on a folder laid out as
+    /sys/class/infiniband is, with no program on the PATH: it starts no process per counter."""
+
+    def test_every_counter_is_read_without_a_process_each(self):
+        with open(os.path.join(LAB, "guest", "workload"), encoding="utf-8") as f:
+            fn = re.search(r"(?ms)^hw_snapshot\(\) \{.*?^\}$", f.read()).group(0)
+        with tempfile.TemporaryDirectory() as tmp:
+            for dev, counters in (("rxe0", {"sent_pkts": "4500000", "retry_exceeded_err": "0"}), ("siw0", {})):
+                d = os.path.join(tmp, "ib", dev, "ports", "1", "hw_counters")
+                os.makedirs(d)
+                for name, value in counters.items():
+                    with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                        f.write(value + "\n")
+            empty = os.path.join(tmp, "bin")
+            os.makedirs(empty)
+            out = os.path.join(tmp, "counters.txt")
+            script = fn + "\ndate() { echo 1.5; }\nPATH=%s HW_ROOT=%s/ib hw_snapshot %s 'window begins'\n" % (empty, tmp, out)
+            subprocess.run(["/bin/bash", "-c", script], check=True, capture_output=True, text=True)
+            with open(out, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        self.assertEqual(["# window begins 1.5", "rxe0/ports/1/hw_counters/retry_exceeded_err 0",
+                          "rxe0/ports/1/hw_counters/sent_pkts 4500000"], lines)
+
+
 class FlightRecordingSettings(unittest.TestCase):
     def test_runs_that_name_the_lab_settings_say_so_and_older_runs_say_profile(self):
         self.assertEqual("settings=profile", labtool.jfr_settings_text({}, short=True))

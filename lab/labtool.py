@@ -1001,6 +1001,12 @@ def warm_up_section(run):
     w("")
 
 
+def our_jvm_measured(key):
+    """Whether a run record's key is a measured run of our JVM: not knfsd's (no JIT, no recording),
+    not the strategy switch's jobs."""
+    return bool(key) and not key.startswith(("knfsd", "switch", "nfs4.switch"))
+
+
 def runs_jit_lines(run):
     """Issue #33's bar (c) run by run, for runs made with LAB_JIT_RERUNS (meta jit_reruns): our
     JVM's compiler threads' share of one vCPU during each measured run (the run record's ticks,
@@ -1010,7 +1016,7 @@ def runs_jit_lines(run):
         return
     per_key, order = {}, []
     for r in run.runs:
-        if not r.key or r.key.startswith(("knfsd", "switch", "nfs4.switch")) or r.rc != "0":
+        if not our_jvm_measured(r.key) or r.rc != "0":
             continue
         try:
             pct = 100.0 * float(r.jit) / run.hz / (float(r.t1) - float(r.t0))
@@ -1053,7 +1059,7 @@ def jfr_windows(run):
     fio's runs (not the switch jobs) and the idle windows."""
     windows = []
     for r in run.runs:
-        if r.key and not r.key.startswith(("knfsd", "switch", "nfs4.switch")) and r.t0 and r.t1:
+        if our_jvm_measured(r.key) and r.t0 and r.t1:
             windows.append((r.key + "/" + r.job, r.t0, r.t1))
     for r in run.of("idle"):
         if not r.key.startswith("knfsd"):

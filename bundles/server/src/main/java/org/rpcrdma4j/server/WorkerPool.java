@@ -282,21 +282,38 @@ final class WorkerPool {
         }
     }
 
-    /** @return true when every worker ended within {@code timeout} */
+    /**
+     * awaitTermination() - wait until every worker has left its last call and its thread has
+     * ended. The count of running workers reaches zero a moment before the threads themselves
+     * end, so the threads are joined too: a bundle that stops the pool and is then told "ended"
+     * leaves no thread of its class loader behind.
+     *
+     * @return true when every worker thread ended within {@code timeout}
+     */
     boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long left = unit.toNanos(timeout);
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
         lock.lock();
         try {
             while (running > 0) {
+                long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                left = allEnded.awaitNanos(left);
+                allEnded.awaitNanos(left);
             }
-            return true;
         } finally {
             lock.unlock();
         }
+        for (Thread t : threads) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.timedJoin(t, left);
+            }
+            if (t.isAlive()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void work(Worker me) {

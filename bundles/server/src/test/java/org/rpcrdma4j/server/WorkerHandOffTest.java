@@ -1,6 +1,7 @@
 package org.rpcrdma4j.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -189,6 +190,31 @@ class WorkerHandOffTest {
         release.countDown();
         assertTrue(workers.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), "every worker ended");
         assertEquals(11, ran.get(), "the running call and every queued one ran");
+        assertTrue(threads.stream().noneMatch(Thread::isAlive));
+    }
+
+    @Test
+    void terminationWaitsForTheWorkerThreadsThemselvesToEnd() throws Exception {
+        // Threads that linger after the pool's loop returns (as a thread ends a moment after it
+        // counts itself out): "terminated" must still mean no thread of the pool is alive.
+        CountDownLatch lingering = new CountDownLatch(1);
+        pool = new WorkerPool(2, 64, r -> {
+            Thread t = new Thread(() -> {
+                r.run();
+                try {
+                    lingering.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "hand-off-test-lingering-worker-" + threads.size());
+            threads.add(t);
+            return t;
+        });
+        awaitAllAsleep();
+        pool.shutdown();
+        assertFalse(pool.awaitTermination(50, TimeUnit.MILLISECONDS), "ended while its threads still live");
+        lingering.countDown();
+        assertTrue(pool.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS), "every worker ended");
         assertTrue(threads.stream().noneMatch(Thread::isAlive));
     }
 

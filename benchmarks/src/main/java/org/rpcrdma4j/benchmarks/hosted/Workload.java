@@ -85,6 +85,34 @@ final class Workload {
         return new Workload(name, call, replyLength, firstResult, ddpBytes, beforeSend);
     }
 
+    /**
+     * A workload of another program's calls, {@code inFlight} at once, each slot's message made by
+     * {@code call} and changed by {@code beforeSend} before every send (a READ's offset); checked
+     * by length and first result word; its DDP item, if any, is the reply's last.
+     *
+     * @param replyLength the whole RPC reply's length (DDP item included)
+     */
+    static Workload repeated(String name, int inFlight, Supplier<ByteBuffer> call, int replyLength, int firstResult,
+            int ddpBytes, Consumer<ByteBuffer> beforeSend) {
+        return new Workload(name, inFlight, call, replyLength, firstResult, ddpBytes, beforeSend);
+    }
+
+    private Workload(String name, int inFlight, Supplier<ByteBuffer> call, int replyLength, int firstResult,
+            int ddpBytes, Consumer<ByteBuffer> beforeSend) {
+        this.name = name;
+        this.calls = new ByteBuffer[inFlight];
+        for (int i = 0; i < inFlight; i++) {
+            calls[i] = call.get();
+        }
+        this.results = null;
+        this.replyLength = replyLength;
+        this.firstResult = firstResult;
+        this.ddpBytes = ddpBytes;
+        this.beforeSend = beforeSend;
+        this.itemLast = true;
+        this.callItemBytes = 0;
+    }
+
     /** @return NULL calls, {@code inFlight} at once */
     static Workload nullCalls(int inFlight) {
         return new Workload("NULL x" + inFlight, inFlight, BenchRpc::nullCall, new byte[0], 0);

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.server;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -304,16 +305,7 @@ final class WorkerPool {
         } finally {
             lock.unlock();
         }
-        for (Thread t : threads) {
-            long left = deadline - System.nanoTime();
-            if (left > 0) {
-                TimeUnit.NANOSECONDS.timedJoin(t, left);
-            }
-            if (t.isAlive()) {
-                return false;
-            }
-        }
-        return true;
+        return ThreadEnds.awaitEnded(Arrays.asList(threads), deadline);
     }
 
     private void work(Worker me) {

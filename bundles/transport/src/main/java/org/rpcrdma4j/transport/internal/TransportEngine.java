@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.rpcrdma4j.server.ThreadEnds;
 import org.rpcrdma4j.transport.Counter;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ResourceUsage;
@@ -215,16 +216,7 @@ public final class TransportEngine implements ConnectionEventHandler {
         synchronized (this) {
             started = List.copyOf(threads);
         }
-        for (Thread t : started) {
-            long left = deadline - System.nanoTime();
-            if (left > 0) {
-                TimeUnit.NANOSECONDS.timedJoin(t, left);
-            }
-            if (t.isAlive()) {
-                return false;
-            }
-        }
-        return true;
+        return ThreadEnds.awaitEnded(started, deadline);
     }
 
     private void runAcceptor() {

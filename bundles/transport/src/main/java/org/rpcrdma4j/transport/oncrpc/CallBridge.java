@@ -20,6 +20,7 @@ import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.Xdr;
 import org.rpcrdma4j.server.LogThrottle;
 import org.rpcrdma4j.server.RpcCallDispatcher;
+import org.rpcrdma4j.server.ThreadEnds;
 import org.rpcrdma4j.transport.PendingReply;
 import org.rpcrdma4j.transport.RdmaConnection;
 import org.rpcrdma4j.transport.ReceivedCall;
@@ -83,6 +84,8 @@ final class CallBridge implements RpcCallHandler {
      * flight, with room for replies still being posted.
      */
     private final ConcurrentHashMap<RdmaConnection, BoundedPool<CallTransport>> transports = new ConcurrentHashMap<>();
+    /** Every thread the back-channel executor made (one at a time), joined by {@link #shutdown}. */
+    private final List<Thread> backchannelThreads = new CopyOnWriteArrayList<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder retransmitsAnswered = new LongAdder();
     private final LongAdder retransmitsDropped = new LongAdder();
@@ -98,6 +101,7 @@ final class CallBridge implements RpcCallHandler {
         this.backchannelThread = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
+            backchannelThreads.add(t);
             return t;
         });
         backchannelThread.setRemoveOnCancelPolicy(true);
@@ -181,9 +185,17 @@ final class CallBridge implements RpcCallHandler {
         }
     }
 
-    /** shutdown() - the transport stopped: end the back-channel thread (timeouts not yet due are dropped). */
-    void shutdown() {
+    /**
+     * shutdown() - the transport stopped: end the back-channel thread (timeouts not yet due are
+     * dropped) and wait until the thread itself ended (an executor reports itself terminated a
+     * moment before its last thread ends).
+     *
+     * @param deadlineNanos the {@link System#nanoTime()} instant to wait until
+     * @return true when the thread ended by then (or none was ever started)
+     */
+    boolean shutdown(long deadlineNanos) throws InterruptedException {
         backchannelThread.shutdown();
+        return ThreadEnds.awaitEnded(backchannelThreads, deadlineNanos);
     }
 
     /** @return connections with a back channel in use */

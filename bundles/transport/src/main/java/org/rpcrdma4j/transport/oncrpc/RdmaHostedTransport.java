@@ -53,6 +53,8 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
     /** How long running calls may take to answer once stopping begins. */
     public static final int STOP_GRACE_SECONDS = 5;
     private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long stopping waits for the back-channel thread (a callback or timeout it runs) to end. */
+    private static final long BACKCHANNEL_END_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final Logger LOG = LoggerFactory.getLogger(RdmaHostedTransport.class);
 
     private final VerbsProvider provider;
@@ -135,7 +137,7 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
             try {
                 t = RdmaTransport.open(provider, address, config, b);
             } catch (VerbsException | RuntimeException e) {
-                b.shutdown();
+                endBackchannel(b);
                 throw new IOException("RDMA transport cannot listen on " + address + " with verbs provider '"
                         + provider.name() + "': " + e.getMessage(), e);
             }
@@ -202,17 +204,36 @@ public final class RdmaHostedTransport implements HostedTransport, RdmaTransport
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        loopsEnded = closed;
         if (!closed) {
             LOG.error("The RDMA transport on {} did not finish closing within {} s (connections: {})", t.localAddress(),
                     TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS), t.connections());
         }
-        b.shutdown();
+        loopsEnded = endBackchannel(b) && closed;
         transport = null;
         LOG.info("RPC-over-RDMA transport stopped ({})", t.statistics());
     }
 
-    /** @return true once stopped and every completion loop and the acceptor have ended */
+    /**
+     * endBackchannel() - stop the bridge's back-channel thread and wait up to
+     * {@link #BACKCHANNEL_END_NANOS} for it to end (logged when it does not).
+     *
+     * @return true when it ended (or was never started)
+     */
+    private boolean endBackchannel(CallBridge b) {
+        boolean ended = false;
+        try {
+            ended = b.shutdown(System.nanoTime() + BACKCHANNEL_END_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!ended) {
+            LOG.error("The back-channel thread of the RDMA transport on {} did not end within {} s", address,
+                    TimeUnit.NANOSECONDS.toSeconds(BACKCHANNEL_END_NANOS));
+        }
+        return ended;
+    }
+
+    /** @return true once stopped and every completion loop, the acceptor and the back-channel thread have ended */
     public synchronized boolean isStopped() {
         return stopped && loopsEnded;
     }

@@ -1,6 +1,7 @@
 package org.rpcrdma4j.transport.oncrpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,6 +61,7 @@ class BackchannelTest {
     private RdmaHostedTransport rdma;
     private final List<RpcRdmaClient> clients = new ArrayList<>();
     private final AtomicInteger xids = new AtomicInteger(0x5000);
+    private String backchannelThreadName;
 
     @BeforeEach
     void start() throws Exception {
@@ -76,6 +78,7 @@ class BackchannelTest {
         rdma = RdmaHostedTransport.builder(fabric.provider())
                 .address(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).config(config).build();
         host.addTransport(rdma);
+        backchannelThreadName = "rpcrdma4j-backchannel-" + rdma.localAddress().getPort();
     }
 
     @AfterEach
@@ -83,6 +86,10 @@ class BackchannelTest {
         clients.forEach(RpcRdmaClient::close);
         host.close();
         assertTrue(rdma.isStopped(), "the completion thread ended");
+        // stopped means ended: no thread of the transport's bundle is left running
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            assertFalse(t.getName().equals(backchannelThreadName) && t.isAlive(), "back-channel thread left running");
+        }
         fabric.close();
     }
 

@@ -16,7 +16,8 @@ import org.rpcrdma4j.verbs.VerbsException;
  * waiter of their own, the way the queues of one ibv_comp_channel do; the wake-up is a sticky
  * flag plus an unpark, the loopback's eventfd.
  *
- * <p>Threading: {@link #fire} and the fired list under the fabric lock; {@link #await} on the one
+ * <p>Threading: {@link #fire} and the fired list under the fabric lock (the waiter unparked as
+ * the lock is let go, so it does not wake into the held lock); {@link #await} on the one
  * loop thread, parking outside the lock (a fire or wake-up between its drain and its park leaves
  * the thread's permit, so the park returns at once); {@link #wakeup()} from any thread, lock-free.
  */
@@ -115,7 +116,7 @@ final class LoopbackCompletionChannel implements CompletionChannel {
             fired = Arrays.copyOf(fired, fired.length * 2);
         }
         fired[firedCount++] = queue;
-        LockSupport.unpark(waiter);
+        fabric.lock.unparkAfterUnlock(waiter);
     }
 
     /** Under the fabric lock: a queue of this channel was closed; a pending fire of it is dropped. */

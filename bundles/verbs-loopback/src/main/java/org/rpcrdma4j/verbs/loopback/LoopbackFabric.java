@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.rpcrdma4j.verbs.DeviceCapabilities;
 import org.rpcrdma4j.verbs.Errno;
@@ -50,7 +49,7 @@ public final class LoopbackFabric implements AutoCloseable {
     private static final long ADDRESS_BASE = 0x7f00_0000_0000L;
     private static final int PAGE = 4096;
 
-    final ReentrantLock lock = new FabricLock();
+    final FabricLock lock = new FabricLock();
     final KeyTable keys = new KeyTable();
     final LoopbackFaults faults = new LoopbackFaults(this);
     private final Condition workAvailable = lock.newCondition();

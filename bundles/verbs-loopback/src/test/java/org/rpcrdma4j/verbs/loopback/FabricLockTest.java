@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 
@@ -83,5 +84,85 @@ class FabricLockTest {
         }
         signaller.join(30_000);
         assertEquals(42, guarded);
+    }
+
+    /** A thread parked until its flag is set, and whether each of its wake-ups found the flag. */
+    private static class Sleeper extends Thread {
+        volatile boolean released;
+        volatile int wokenEarly;
+        volatile boolean parked;
+
+        @Override
+        public void run() {
+            while (!released) {
+                parked = true;
+                LockSupport.park(this);
+                if (!released) {
+                    wokenEarly++;
+                }
+            }
+        }
+
+        void awaitParked() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!(parked && getState() == Thread.State.WAITING)) {
+                assertTrue(System.nanoTime() < deadline, "the sleeper never parked");
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    @Test
+    void aWakeUpAskedUnderTheLockIsMadeOnceTheOutermostUnlockLetsGo() throws Exception {
+        Sleeper sleeper = new Sleeper();
+        sleeper.start();
+        sleeper.awaitParked();
+        lock.lock();
+        lock.lock();
+        sleeper.released = true;
+        lock.unparkAfterUnlock(sleeper);
+        lock.unparkAfterUnlock(sleeper); // asked twice, made once
+        lock.unlock();
+        // still held (reentrant): nothing woken yet
+        Thread.sleep(50);
+        assertEquals(Thread.State.WAITING, sleeper.getState(), "woken while the lock was still held");
+        lock.unlock();
+        sleeper.join(TimeUnit.SECONDS.toMillis(10));
+        assertFalse(sleeper.isAlive(), "the outermost unlock woke the sleeper");
+        assertEquals(0, sleeper.wokenEarly);
+    }
+
+    @Test
+    void aConditionsWaitMakesTheDeferredWakeUpsBeforeItGivesTheLockUp() throws Exception {
+        Condition answered = lock.newCondition();
+        boolean[] answer = new boolean[1];
+        Sleeper sleeper = new Sleeper() {
+            @Override
+            public void run() {
+                super.run();
+                lock.lock();
+                try {
+                    answer[0] = true;
+                    answered.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        };
+        sleeper.start();
+        sleeper.awaitParked();
+        lock.lock();
+        try {
+            sleeper.released = true;
+            lock.unparkAfterUnlock(sleeper);
+            // The wait gives the lock up without unlock(): had the wake-up waited for a later
+            // unlock, the sleeper would never answer and the wait would time out.
+            assertTrue(answered.await(10, TimeUnit.SECONDS), "the condition's wait woke the sleeper");
+            assertTrue(answer[0]);
+        } finally {
+            lock.unlock();
+        }
+        sleeper.join(TimeUnit.SECONDS.toMillis(10));
+        assertFalse(sleeper.isAlive());
     }
 }

@@ -60,19 +60,6 @@ final class Workload {
         this.callItemBytes = callItemBytes;
     }
 
-    private Workload(String name, ByteBuffer call, int replyLength, int firstResult, int ddpBytes,
-            Consumer<ByteBuffer> beforeSend) {
-        this.name = name;
-        this.calls = new ByteBuffer[] {call};
-        this.results = null;
-        this.replyLength = replyLength;
-        this.firstResult = firstResult;
-        this.ddpBytes = ddpBytes;
-        this.beforeSend = beforeSend;
-        this.itemLast = true;
-        this.callItemBytes = 0;
-    }
-
     /**
      * A workload of another program's calls, one at a time, checked by length and first result
      * word only (no byte-exact expected results); its DDP item, if any, is the reply's last.
@@ -82,7 +69,7 @@ final class Workload {
      */
     static Workload single(String name, ByteBuffer call, int replyLength, int firstResult, int ddpBytes,
             Consumer<ByteBuffer> beforeSend) {
-        return new Workload(name, call, replyLength, firstResult, ddpBytes, beforeSend);
+        return new Workload(name, 1, () -> call, replyLength, firstResult, ddpBytes, beforeSend);
     }
 
     /**

@@ -8,14 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.rpcrdma4j.benchmarks.BenchFiles;
 import org.rpcrdma4j.binding.nfs.NfsUpperLayerBinding;
 import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.codec.Xdr;
@@ -106,32 +108,30 @@ public final class Nfs3ReadCostRun {
             Path file = Files.write(exportDir.resolve("data"), content);
             int uid = (Integer) Files.getAttribute(file, "unix:uid");
             int gid = (Integer) Files.getAttribute(file, "unix:gid");
-            NfsExportService service = NfsExportService.open(
-                    List.of(Export.parse("/export " + exportDir + " 127.0.0.1/32(rw)")), directory.resolve("state"));
-            Map<org.dcache.oncrpc4j.rpc.OncRpcProgram, org.dcache.oncrpc4j.rpc.RpcDispatchable> programs =
-                    Map.of(NfsExportService.NFS_PROGRAM, service.nfsProgram(),
-                            NfsExportService.MOUNT_PROGRAM, service.mountProgram());
-            Map<String, Side> sides = new LinkedHashMap<>();
-            try {
-                for (String transport : transports) {
-                    BenchServer server = BenchServer.start(transport, 0, programs, new NfsUpperLayerBinding());
-                    Side side = new Side(transport, server);
-                    sides.put(transport, side);
-                    side.channel = server.connect(IN_FLIGHT, 256, 256 + READ_BYTES);
-                    byte[] handle = side.lookup(uid, gid, "data");
-                    side.workload = readWorkload(handle, uid, gid);
-                    side.checkWholeRead(content, uid, gid, handle);
-                }
-                return rounds(sides, rounds, batches, warmupBatches);
-            } finally {
-                for (Side side : sides.values()) {
-                    side.close();
+            try (NfsExportService service = NfsExportService.open(
+                    List.of(Export.parse("/export " + exportDir + " 127.0.0.1/32(rw)")), directory.resolve("state"))) {
+                Map<OncRpcProgram, RpcDispatchable> programs = Map.of(NfsExportService.NFS_PROGRAM, service.nfsProgram(),
+                        NfsExportService.MOUNT_PROGRAM, service.mountProgram());
+                Map<String, Side> sides = new LinkedHashMap<>();
+                try {
+                    for (String transport : transports) {
+                        BenchServer server = BenchServer.start(transport, 0, programs, new NfsUpperLayerBinding());
+                        Side side = new Side(transport, server);
+                        sides.put(transport, side);
+                        side.channel = server.connect(IN_FLIGHT, 256, 256 + READ_BYTES);
+                        byte[] handle = side.lookup(uid, gid, "data");
+                        side.workload = readWorkload(handle, uid, gid);
+                        side.checkWholeRead(content, uid, gid, handle);
+                    }
+                    return rounds(sides, rounds, batches, warmupBatches);
+                } finally {
+                    for (Side side : sides.values()) {
+                        side.close();
+                    }
                 }
             }
         } finally {
-            try (Stream<Path> all = Files.walk(directory)) {
-                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            BenchFiles.deleteTree(directory);
         }
     }
 
@@ -333,13 +333,9 @@ public final class Nfs3ReadCostRun {
         }
 
         Sample measure(int batches) throws Exception {
-            ThreadCpu before = ThreadCpu.now();
+            Map<Long, long[]> before = ThreadCounters.snapshot();
             batches(batches);
-            ThreadCpu after = ThreadCpu.now();
-            double ops = (double) batches * IN_FLIGHT;
-            ThreadCpu d = after.minus(before);
-            return new Sample(d.serverCpu / ops, d.serverUser / ops, d.serverAlloc / ops, d.fabricCpu / ops,
-                    d.clientCpu / ops);
+            return ThreadCounters.perOperation(before, ThreadCounters.snapshot(), (double) batches * IN_FLIGHT);
         }
 
         @Override
@@ -360,52 +356,50 @@ public final class Nfs3ReadCostRun {
         }
     }
 
-    /** Sums of the JVM's per-thread counters, by whose thread it is. */
-    private record ThreadCpu(long serverCpu, long serverUser, long serverAlloc, long fabricCpu, long clientCpu,
-            Map<Long, long[]> perThread) {
+    /** The JVM's per-thread counters, and whose thread each is. */
+    private static final class ThreadCounters {
         private static final com.sun.management.ThreadMXBean THREADS =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        private static final int SERVER = 0;
+        private static final int FABRIC = 1;
+        private static final int CLIENT = 2;
 
-        static ThreadCpu now() {
-            Map<Long, long[]> per = new LinkedHashMap<>();
+        /** @return by thread id: {kind, CPU ns, user ns, allocated bytes} of the server's, fabric's and this thread */
+        static Map<Long, long[]> snapshot() {
+            Map<Long, long[]> per = new HashMap<>();
             long self = Thread.currentThread().getId();
             for (Thread t : Thread.getAllStackTraces().keySet()) {
                 String name = t.getName();
                 long id = t.getId();
-                int kind = id == self ? 2 : name.equals(FABRIC_THREAD) ? 1
-                        : name.startsWith("rpcrdma4j-") && !name.startsWith("rpcrdma4j-client") ? 0 : -1;
+                int kind = id == self ? CLIENT : name.equals(FABRIC_THREAD) ? FABRIC
+                        : name.startsWith("rpcrdma4j-") && !name.startsWith("rpcrdma4j-client") ? SERVER : -1;
                 if (kind >= 0) {
                     per.put(id, new long[] {kind, THREADS.getThreadCpuTime(id), THREADS.getThreadUserTime(id),
                             THREADS.getThreadAllocatedBytes(id)});
                 }
             }
-            return of(per);
+            return per;
         }
 
-        private static ThreadCpu of(Map<Long, long[]> per) {
+        /** @return the counters' growth from {@code before} to {@code after} per operation, over the threads alive at both */
+        static Sample perOperation(Map<Long, long[]> before, Map<Long, long[]> after, double ops) {
             long[] cpu = new long[3];
             long user = 0;
             long alloc = 0;
-            for (long[] v : per.values()) {
-                cpu[(int) v[0]] += v[1];
-                if (v[0] == 0) {
-                    user += v[2];
-                    alloc += v[3];
+            for (Map.Entry<Long, long[]> e : after.entrySet()) {
+                long[] a = e.getValue();
+                long[] b = before.get(e.getKey());
+                if (b == null || a[1] < 0 || b[1] < 0) {
+                    continue;
+                }
+                int kind = (int) a[0];
+                cpu[kind] += a[1] - b[1];
+                if (kind == SERVER) {
+                    user += a[2] - b[2];
+                    alloc += a[3] - b[3];
                 }
             }
-            return new ThreadCpu(cpu[0], user, alloc, cpu[1], cpu[2], per);
-        }
-
-        /** The counters' growth since {@code before}, over the threads alive at both. */
-        ThreadCpu minus(ThreadCpu before) {
-            Map<Long, long[]> d = new LinkedHashMap<>();
-            perThread.forEach((id, v) -> {
-                long[] b = before.perThread.get(id);
-                if (b != null && v[1] >= 0 && b[1] >= 0) {
-                    d.put(id, new long[] {v[0], v[1] - b[1], v[2] - b[2], v[3] - b[3]});
-                }
-            });
-            return of(d);
+            return new Sample(cpu[SERVER] / ops, user / ops, alloc / ops, cpu[FABRIC] / ops, cpu[CLIENT] / ops);
         }
     }
 }

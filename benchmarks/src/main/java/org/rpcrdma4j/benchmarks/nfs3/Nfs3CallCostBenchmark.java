@@ -6,11 +6,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,6 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.rpcrdma4j.benchmarks.BenchFiles;
 import org.rpcrdma4j.nfs3.Export;
 import org.rpcrdma4j.nfs3.ExportRule;
 import org.rpcrdma4j.nfs3.internal.ExportRoot;
@@ -77,9 +76,7 @@ public class Nfs3CallCostBenchmark {
 
     @TearDown
     public void tearDown() throws IOException {
-        try (Stream<Path> all = Files.walk(directory)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        BenchFiles.deleteTree(directory);
     }
 
     /** The handle check alone: a known handle of this server, its verdict remembered. */

@@ -6,13 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.dcache.nfs.nfsstat;
 import org.dcache.nfs.v4.CompoundBuilder;
 import org.dcache.nfs.v4.xdr.COMPOUND4args;
@@ -36,6 +34,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.rpcrdma4j.benchmarks.BenchFiles;
 import org.rpcrdma4j.binding.nfs.NfsUpperLayerBinding;
 import org.rpcrdma4j.codec.RpcMessage;
 import org.rpcrdma4j.nfs4j.Nfs4jServers;
@@ -140,9 +139,7 @@ public class Nfs4jRdmaVsTcpBenchmark {
                     servers.close();
                 }
             } finally {
-                try (Stream<Path> files = Files.walk(directory)) {
-                    files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-                }
+                BenchFiles.deleteTree(directory);
             }
         }
     }
